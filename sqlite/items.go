@@ -1,0 +1,454 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/baton-dev/baton"
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type tx struct {
+	q   querier
+	now baton.Clock
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func isUnique(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
+func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = t.now().UTC()
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, created_at) VALUES (?, ?, ?, ?)`,
+		p.Slug, p.Prefix, p.Name, ms(p.CreatedAt))
+	if isUnique(err) {
+		return baton.Errorf(baton.ErrConflict, "a project with slug %q or prefix %q already exists", p.Slug, p.Prefix).
+			WithType("duplicate").WithDetails("project", p.Slug, "prefix", p.Prefix).
+			WithHint("choose another slug and prefix, or use the existing project")
+	}
+	return err
+}
+
+func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
+	var p baton.Project
+	var created int64
+	err := t.q.QueryRowContext(ctx, `SELECT slug, prefix, name, created_at FROM projects WHERE slug = ?`, slug).
+		Scan(&p.Slug, &p.Prefix, &p.Name, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, baton.ProjectNotFound(slug)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.CreatedAt = fromMS(created)
+	return &p, nil
+}
+
+func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT slug, prefix, name, created_at FROM projects ORDER BY slug`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*baton.Project
+	for rows.Next() {
+		var p baton.Project
+		var created int64
+		if err := rows.Scan(&p.Slug, &p.Prefix, &p.Name, &created); err != nil {
+			return nil, err
+		}
+		p.CreatedAt = fromMS(created)
+		out = append(out, &p)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
+	var seq int64
+	var prefix string
+	err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, it.Project).
+		Scan(&seq, &prefix)
+	if errors.Is(err, sql.ErrNoRows) {
+		return baton.ProjectNotFound(it.Project)
+	}
+	if err != nil {
+		return err
+	}
+	it.Sequence = seq
+	if it.ID == "" {
+		it.ID = fmt.Sprintf("%s-%d", prefix, seq)
+	}
+	if it.CreatedAt.IsZero() {
+		it.CreatedAt = t.now().UTC()
+	}
+	if it.UpdatedAt.IsZero() {
+		it.UpdatedAt = it.CreatedAt
+	}
+	if it.UpdatedBy == "" {
+		it.UpdatedBy = it.CreatedBy
+	}
+	if it.Kind == "" {
+		it.Kind = baton.KindTask
+	}
+	if it.ParentID != "" {
+		if _, err := t.Item(ctx, it.ParentID); err != nil {
+			return err
+		}
+	}
+	_, err = t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
+		assignee, parent_id, progress, estimate_hours, blocked_reason, created_by, updated_by, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
+		it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason,
+		it.CreatedBy, it.UpdatedBy, ms(it.CreatedAt), ms(it.UpdatedAt))
+	if isUnique(err) {
+		return baton.Errorf(baton.ErrConflict, "an item with id %q already exists", it.ID).
+			WithType("duplicate").WithDetails("id", it.ID).WithHint("choose another id, or omit it to get the next one")
+	}
+	if err != nil {
+		return err
+	}
+	return t.setLabels(ctx, it.ID, it.Labels)
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
+		return err
+	}
+	pos := 0
+	for _, l := range labels {
+		res, err := t.q.ExecContext(ctx, `INSERT OR IGNORE INTO item_labels (item_id, label, position) VALUES (?, ?, ?)`, id, l, pos)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			pos++
+		}
+	}
+	return nil
+}
+
+const itemColumns = `id, project, sequence, title, description, kind, status, priority, assignee,
+	COALESCE(parent_id, ''), progress, estimate_hours, blocked_reason, created_by, updated_by, created_at, updated_at`
+
+// scanItem reads itemColumns, then any extra columns into extra.
+func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, error) {
+	var it baton.Item
+	var est sql.NullFloat64
+	var created, updated int64
+	dest := append([]any{&it.ID, &it.Project, &it.Sequence, &it.Title, &it.Description, &it.Kind, &it.Status,
+		&it.Priority, &it.Assignee, &it.ParentID, &it.Progress, &est, &it.BlockedReason, &it.CreatedBy,
+		&it.UpdatedBy, &created, &updated}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return nil, err
+	}
+	if est.Valid {
+		it.EstimateHours = &est.Float64
+	}
+	it.CreatedAt, it.UpdatedAt = fromMS(created), fromMS(updated)
+	it.Labels = []string{}
+	return &it, nil
+}
+
+func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
+	it, err := scanItem(t.q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, baton.TaskNotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return it, t.loadLabels(ctx, []*baton.Item{it})
+}
+
+func (t *tx) loadLabels(ctx context.Context, items []*baton.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	byID := make(map[string]*baton.Item, len(items))
+	args := make([]any, len(items))
+	for i, it := range items {
+		byID[it.ID] = it
+		args[i] = it.ID
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
+		placeholders(len(items))+`) ORDER BY item_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, l string
+		if err := rows.Scan(&id, &l); err != nil {
+			return err
+		}
+		byID[id].Labels = append(byID[id].Labels, l)
+	}
+	return rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
+	res, err := t.q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
+		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, updated_by = ?, updated_at = ?
+		WHERE id = ?`,
+		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, nullString(it.ParentID), it.Progress,
+		it.EstimateHours, it.BlockedReason, it.UpdatedBy, ms(it.UpdatedAt), it.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return baton.TaskNotFound(it.ID)
+	}
+	return t.setLabels(ctx, it.ID, it.Labels)
+}
+
+// ftsQuery turns free text into an FTS5 query that cannot be malformed:
+// every word is quoted, matched as a prefix, and all words must match.
+func ftsQuery(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_' })
+	parts := make([]string, 0, len(words))
+	for _, w := range words {
+		parts = append(parts, `"`+w+`"*`)
+	}
+	return strings.Join(parts, " AND ")
+}
+
+func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage, error) {
+	var where []string
+	var args []any
+	if f.Project != "" {
+		where, args = append(where, "project = ?"), append(args, f.Project)
+	}
+	if len(f.Statuses) > 0 {
+		where = append(where, "status IN ("+placeholders(len(f.Statuses))+")")
+		for _, s := range f.Statuses {
+			args = append(args, s)
+		}
+	}
+	if len(f.Priorities) > 0 {
+		where = append(where, "priority IN ("+placeholders(len(f.Priorities))+")")
+		for _, p := range f.Priorities {
+			args = append(args, p)
+		}
+	}
+	if f.Assignee != nil {
+		where, args = append(where, "assignee = ?"), append(args, *f.Assignee)
+	}
+	if f.Label != "" {
+		where, args = append(where, "id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
+	}
+	if f.CreatedAfter != nil {
+		where, args = append(where, "created_at > ?"), append(args, ms(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		where, args = append(where, "created_at < ?"), append(args, ms(*f.CreatedBefore))
+	}
+	if q := ftsQuery(f.Search); q != "" {
+		where, args = append(where, "rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)"), append(args, q)
+	} else if strings.TrimSpace(f.Search) != "" {
+		// Only punctuation: nothing can match a word.
+		return baton.ItemPage{Items: []*baton.Item{}}, nil
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var page baton.ItemPage
+	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
+		return page, err
+	}
+	order := orderBy(f.Sort, f.Descending)
+	limit := f.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		append(args, limit, f.Offset)...)
+	if err != nil {
+		return page, err
+	}
+	defer rows.Close()
+	page.Items = []*baton.Item{}
+	for rows.Next() {
+		it, err := scanItem(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Items = append(page.Items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return page, err
+	}
+	return page, t.loadLabels(ctx, page.Items)
+}
+
+// orderBy sorts by the key, then by creation order so pages are stable.
+// Priority sorts by urgency: descending puts critical (0) first.
+func orderBy(key baton.ItemSort, desc bool) string {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	switch key {
+	case baton.SortCreated:
+		return "created_at " + dir + ", rid " + dir
+	case baton.SortPriority:
+		urgency := "DESC"
+		if desc {
+			urgency = "ASC"
+		}
+		return "priority " + urgency + ", rid " + dir
+	case baton.SortProgress:
+		return "progress " + dir + ", rid " + dir
+	default:
+		return "updated_at " + dir + ", rid " + dir
+	}
+}
+
+func (t *tx) Children(ctx context.Context, id string) ([]string, error) {
+	return t.strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
+}
+
+func (t *tx) Dependencies(ctx context.Context, id string) ([]string, error) {
+	return t.strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on`, id)
+}
+
+func (t *tx) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := t.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
+	for _, x := range []string{id, dependsOn} {
+		if _, err := t.Item(ctx, x); err != nil {
+			return err
+		}
+	}
+	if path, err := t.pathBetween(ctx, dependsOn, id); err != nil {
+		return err
+	} else if path != nil {
+		cycle := append([]string{id}, path...)
+		return baton.Errorf(baton.ErrCircularDependency, "%s cannot depend on %s: that closes the cycle %s",
+			id, dependsOn, strings.Join(cycle, " -> ")).
+			WithDetails("task_id", id, "depends_on", dependsOn, "cycle", cycle).
+			WithHint("remove one dependency of the cycle first, or depend on another item")
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT OR IGNORE INTO item_deps (item_id, depends_on) VALUES (?, ?)`, id, dependsOn)
+	return err
+}
+
+// pathBetween returns a dependency path from -> ... -> to, or nil.
+func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error) {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == to {
+			var path []string
+			for n := to; n != ""; n = prev[n] {
+				path = append(path, n)
+			}
+			slices.Reverse(path)
+			return path, nil
+		}
+		next, err := t.Dependencies(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range next {
+			if _, seen := prev[n]; !seen {
+				prev[n] = cur
+				queue = append(queue, n)
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
+	const sep = "\x1f"
+	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+`,
+		(SELECT group_concat(d.depends_on, char(31)) FROM item_deps d JOIN items x ON x.id = d.depends_on
+			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
+		(SELECT group_concat(c.id, char(31)) FROM items c
+			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))
+		FROM items WHERE project = ? AND status IN ('todo', 'blocked')
+		ORDER BY priority ASC, created_at ASC, rid ASC`, project)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []baton.Readiness
+	var items []*baton.Item
+	for rows.Next() {
+		var deps, kids sql.NullString
+		it, err := scanItem(rows, &deps, &kids)
+		if err != nil {
+			return nil, err
+		}
+		r := baton.Readiness{Item: it, WaitingOn: split(deps.String, sep), OpenSubtasks: split(kids.String, sep)}
+		r.DependenciesUnmet = len(r.WaitingOn)
+		out = append(out, r)
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, t.loadLabels(ctx, items)
+}
+
+func split(s, sep string) []string {
+	if s == "" {
+		return []string{}
+	}
+	parts := strings.Split(s, sep)
+	slices.Sort(parts)
+	return parts
+}

@@ -1,0 +1,182 @@
+// Package sqlite is baton's embedded store: one SQLite file through the
+// pure-Go modernc driver, WAL, one writer connection and a pool of readers.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store implements baton.Store over one SQLite file.
+type Store struct {
+	path    string
+	w       *sql.DB // exactly one connection: SQLite has one writer
+	r       *sql.DB // readers; WAL lets them run beside the writer
+	clock   baton.Clock
+	version int64
+	closed  atomic.Bool
+}
+
+var _ baton.Store = (*Store)(nil)
+
+// Options tune Open.
+type Options struct {
+	Clock   baton.Clock // defaults to time.Now
+	Readers int         // reader pool size; defaults to max(4, 2*NumCPU)
+}
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the latest schema.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, baton.Errorf(baton.ErrConfigInvalid, "database path is empty").WithHint("pass --db or set BATON_DB")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, baton.Errorf(baton.ErrInitFailed, "cannot create the database directory: %v", err)
+	}
+	s := &Store{path: abs, clock: opts.Clock}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	pragmas := url.Values{}
+	for _, p := range []string{"busy_timeout(5000)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)"} {
+		pragmas.Add("_pragma", p)
+	}
+	wq := url.Values{"_txlock": {"immediate"}}
+	for k, v := range pragmas {
+		wq[k] = v
+	}
+	if s.w, err = sql.Open("sqlite", "file:"+abs+"?"+wq.Encode()); err != nil {
+		return nil, err
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetConnMaxIdleTime(0)
+	if err := s.migrate(ctx); err != nil {
+		s.w.Close()
+		return nil, err
+	}
+	rq := url.Values{}
+	for k, v := range pragmas {
+		rq[k] = v
+	}
+	rq.Add("_pragma", "query_only(1)")
+	if s.r, err = sql.Open("sqlite", "file:"+abs+"?"+rq.Encode()); err != nil {
+		s.w.Close()
+		return nil, err
+	}
+	n := opts.Readers
+	if n <= 0 {
+		n = max(4, 2*runtime.NumCPU())
+	}
+	s.r.SetMaxOpenConns(n)
+	s.r.SetMaxIdleConns(n)
+	return s, nil
+}
+
+// migrate applies the embedded migrations under a file lock, so processes
+// starting together on one file migrate once, and records the version in
+// PRAGMA user_version.
+func (s *Store) migrate(ctx context.Context) error {
+	unlock, err := lockFile(s.path + ".migrate-lock")
+	if err != nil {
+		return baton.Errorf(baton.ErrInitFailed, "cannot lock the database for migration: %v", err)
+	}
+	defer unlock()
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.w, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return baton.Errorf(baton.ErrInitFailed, "migrations: %v", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return baton.Errorf(baton.ErrInitFailed, "migrating %s: %v", s.path, err).
+			WithHint("the file may belong to a newer baton or be damaged; pass another --db to start fresh")
+	}
+	v, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := s.w.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return err
+	}
+	return s.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&s.version)
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Update runs fn in one write transaction (BEGIN IMMEDIATE).
+func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
+	return s.run(ctx, s.w, false, fn)
+}
+
+// View runs fn in one read transaction over a consistent snapshot.
+func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
+	return s.run(ctx, s.r, true, fn)
+}
+
+func (s *Store) run(ctx context.Context, db *sql.DB, readOnly bool, fn func(baton.Tx) error) error {
+	if s.closed.Load() {
+		return baton.Errorf(baton.ErrInternal, "the store is closed").WithHint("the server is shutting down; retry against a running server")
+	}
+	t, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	// Rollback after Commit is a no-op; deferring it means no path, panics
+	// included, leaves the single writer connection inside a transaction.
+	defer t.Rollback()
+	if err := fn(&tx{q: t, now: s.clock}); err != nil {
+		return err
+	}
+	if readOnly {
+		return t.Rollback()
+	}
+	return t.Commit()
+}
+
+// Info reports the file, whether it is open and the schema version.
+func (s *Store) Info(ctx context.Context) baton.StoreInfo {
+	info := baton.StoreInfo{Driver: "sqlite", Path: s.path, SchemaVersion: s.version}
+	if !s.closed.Load() {
+		var v int64
+		if err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err == nil {
+			info.Open, info.SchemaVersion = true, v
+		}
+	}
+	return info
+}
+
+// Close checkpoints the WAL and closes every connection.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	// A checkpoint can be refused while another process reads; the WAL is
+	// still durable, so that is no failure to close.
+	_, _ = s.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	return errors.Join(s.r.Close(), s.w.Close())
+}

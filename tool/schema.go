@@ -1,0 +1,212 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Field declares the constraints of one property. Struct tags carry only
+// descriptions; everything a client must know about a value (enum, range,
+// length, pattern, default) is declared here, once, and written into the
+// schema the client sees.
+type Field struct {
+	Enum      []string
+	Minimum   *float64
+	Maximum   *float64
+	MinLength *int
+	MaxLength *int
+	Pattern   string
+	Format    string // "date-time"
+	Default   any
+	MinItems  *int
+	MaxItems  *int
+	Items     *Field // constraints on each element of an array
+}
+
+// Rules maps a property path to its constraints. A path is a property name,
+// or names joined by dots that descend through objects and array elements
+// ("tasks.status").
+type Rules map[string]Field
+
+// Length constrains a string to [min, max] characters.
+func Length(min, max int) Field { return Field{MinLength: &min, MaxLength: &max} }
+
+// MaxLen constrains a string to at most max characters.
+func MaxLen(max int) Field { return Field{MaxLength: &max} }
+
+// Range constrains a number to [min, max].
+func Range(min, max float64) Field { return Field{Minimum: &min, Maximum: &max} }
+
+// Min constrains a number to at least min.
+func Min(min float64) Field { return Field{Minimum: &min} }
+
+// Enum restricts a string to the given values.
+func Enum(values ...string) Field { return Field{Enum: values} }
+
+// List constrains an array to at most max elements, each obeying item.
+func List(max int, item Field) Field { return Field{MaxItems: &max, Items: &item} }
+
+// DateTime requires an RFC 3339 (ISO-8601) timestamp.
+func DateTime() Field { return Field{Format: "date-time"} }
+
+// WithDefault returns f with a default value, applied when the property is absent.
+func (f Field) WithDefault(v any) Field { f.Default = v; return f }
+
+// NonBlank returns f requiring at least one non-space character.
+func (f Field) NonBlank() Field { f.Pattern = `\S`; return f }
+
+// errorProperty describes the envelope a failed call returns in place of
+// the output, so strict clients validate error results too.
+const errorProperty = "error"
+
+// inputSchema infers the schema of T and applies rules.
+func inputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
+	s, err := inferSchema[T](rules)
+	if err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("input type %v must be a struct", reflect.TypeFor[T]())
+	}
+	return s, nil
+}
+
+// outputSchema infers the schema of T, applies rules, and widens it so that
+// it also admits the error envelope: a result is either the output or
+// {"error": {...}}.
+func outputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
+	s, err := inferSchema[T](rules)
+	if err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("output type %v must be a struct", reflect.TypeFor[T]())
+	}
+	if _, clash := s.Properties[errorProperty]; clash {
+		return nil, fmt.Errorf("output type %v must not have a property named %q", reflect.TypeFor[T](), errorProperty)
+	}
+	s.Properties[errorProperty] = &jsonschema.Schema{
+		Type:        "object",
+		Description: "Set only on failure (isError true), in place of the fields above: code, type, message, details, next_action_hint.",
+	}
+	s.PropertyOrder = append(s.PropertyOrder, errorProperty)
+	if len(s.Required) > 0 {
+		s.AnyOf = []*jsonschema.Schema{{Required: s.Required}, {Required: []string{errorProperty}}}
+		s.Required = nil
+	}
+	return s, nil
+}
+
+func inferSchema[T any](rules Rules) (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, err
+	}
+	normalize(s)
+	keys := make([]string, 0, len(rules))
+	for k := range rules {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, path := range keys {
+		p, err := lookup(s, path)
+		if err != nil {
+			return nil, err
+		}
+		if err := apply(p, rules[path], path); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// normalize removes what inference adds but clients handle badly: nullable
+// unions for Go pointers and slices (absent means unset; null is not
+// accepted) and empty schemas, which marshal as a bare `true`.
+func normalize(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	if s.AdditionalProperties != nil && isEmpty(s.AdditionalProperties) {
+		s.AdditionalProperties = nil
+	}
+	for _, p := range s.Properties {
+		normalize(p)
+	}
+	normalize(s.Items)
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Not == nil {
+		normalize(s.AdditionalProperties)
+	}
+}
+
+func isEmpty(s *jsonschema.Schema) bool {
+	b, _ := json.Marshal(s)
+	return string(b) == "true"
+}
+
+func lookup(s *jsonschema.Schema, path string) (*jsonschema.Schema, error) {
+	cur := s
+	for _, name := range strings.Split(path, ".") {
+		for cur.Type == "array" && cur.Items != nil {
+			cur = cur.Items
+		}
+		next, ok := cur.Properties[name]
+		if !ok {
+			return nil, fmt.Errorf("rule for %q: no property %q", path, name)
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+func apply(s *jsonschema.Schema, f Field, path string) error {
+	kind := s.Type
+	switch {
+	case len(f.Enum) > 0 || f.MinLength != nil || f.MaxLength != nil || f.Pattern != "" || f.Format != "":
+		if kind != "string" {
+			return fmt.Errorf("rule for %q: string constraint on a %s", path, kind)
+		}
+	case f.Minimum != nil || f.Maximum != nil:
+		if kind != "integer" && kind != "number" {
+			return fmt.Errorf("rule for %q: numeric constraint on a %s", path, kind)
+		}
+	case f.MinItems != nil || f.MaxItems != nil || f.Items != nil:
+		if kind != "array" {
+			return fmt.Errorf("rule for %q: array constraint on a %s", path, kind)
+		}
+	}
+	for _, v := range f.Enum {
+		s.Enum = append(s.Enum, v)
+	}
+	s.Minimum, s.Maximum = f.Minimum, f.Maximum
+	s.MinLength, s.MaxLength = f.MinLength, f.MaxLength
+	s.Pattern, s.Format = f.Pattern, f.Format
+	s.MinItems, s.MaxItems = f.MinItems, f.MaxItems
+	if f.Items != nil {
+		if s.Items == nil {
+			return fmt.Errorf("rule for %q: array without items", path)
+		}
+		if err := apply(s.Items, *f.Items, path+"[]"); err != nil {
+			return err
+		}
+	}
+	if f.Default != nil {
+		b, err := json.Marshal(f.Default)
+		if err != nil {
+			return fmt.Errorf("rule for %q: default: %v", path, err)
+		}
+		s.Default = b
+		if v := check(s, path, f.Default); len(v) > 0 {
+			return fmt.Errorf("rule for %q: default %s breaks its own rule: %s", path, b, v[0].Message)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/baton-dev/baton"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Violation is one broken rule of an input.
+type Violation struct {
+	Field   string `json:"field"`
+	Rule    string `json:"rule"`
+	Limit   any    `json:"limit,omitempty"`
+	Message string `json:"message"`
+}
+
+// Validate checks raw arguments against an input schema, the one the client
+// sees, and returns them with defaults applied. Every transport validates
+// through here, so the messages are the same everywhere.
+func Validate(s *jsonschema.Schema, raw json.RawMessage) (json.RawMessage, *baton.Error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		msg := "arguments are not valid JSON"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%s", msg).
+			WithDetails("field", "arguments", "constraint", "json").
+			WithHint("send the arguments as one JSON object")
+	}
+	if vs := check(s, "", v); len(vs) > 0 {
+		return nil, invalid(vs)
+	}
+	applyDefaults(s, v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, baton.AsError(err)
+	}
+	return out, nil
+}
+
+func invalid(vs []Violation) *baton.Error {
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		msgs[i] = v.Message
+	}
+	return baton.Errorf(baton.ErrInvalidInput, "invalid input: %s", strings.Join(msgs, "; ")).
+		WithDetails("field", vs[0].Field, "constraint", vs[0].Rule, "violations", vs).
+		WithHint("correct the field(s) named and call again; the tool's input schema states every rule")
+}
+
+func applyDefaults(s *jsonschema.Schema, v any) {
+	obj, ok := v.(map[string]any)
+	if !ok || s == nil {
+		return
+	}
+	for name, p := range s.Properties {
+		cur, present := obj[name]
+		if !present && len(p.Default) > 0 {
+			var d any
+			if json.Unmarshal(p.Default, &d) == nil {
+				obj[name] = d
+			}
+			continue
+		}
+		if present {
+			applyDefaults(p, cur)
+		}
+	}
+}
+
+func typeName(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		if isInteger(v) {
+			return "integer"
+		}
+		return "number"
+	case float64, int:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func isInteger(n json.Number) bool {
+	if _, err := n.Int64(); err == nil {
+		return true
+	}
+	f, err := n.Float64()
+	return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+func typeOK(want string, v any) bool {
+	got := typeName(v)
+	switch want {
+	case "":
+		return true
+	case "number":
+		return got == "number" || got == "integer"
+	case "integer":
+		if got == "number" {
+			f, _ := number(v)
+			return f == math.Trunc(f)
+		}
+		return got == "integer"
+	}
+	return got == want
+}
+
+func name(path string) string {
+	if path == "" {
+		return "arguments"
+	}
+	return path
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+var (
+	patternMu    sync.Mutex
+	patternCache = map[string]*regexp.Regexp{}
+)
+
+func compiled(p string) *regexp.Regexp {
+	patternMu.Lock()
+	defer patternMu.Unlock()
+	re, ok := patternCache[p]
+	if !ok {
+		re = regexp.MustCompile(p)
+		patternCache[p] = re
+	}
+	return re
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// check returns every rule v breaks. It understands the keywords the tool
+// framework emits; TestSchemasUseKnownKeywords keeps it that way.
+func check(s *jsonschema.Schema, path string, v any) []Violation {
+	if s == nil {
+		return nil
+	}
+	var out []Violation
+	add := func(rule string, limit any, format string, args ...any) {
+		out = append(out, Violation{Field: name(path), Rule: rule, Limit: limit, Message: name(path) + " " + fmt.Sprintf(format, args...)})
+	}
+	if !typeOK(s.Type, v) {
+		add("type", s.Type, "must be %s %s (got %s)", article(s.Type), s.Type, typeName(v))
+		return out
+	}
+	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) }) {
+		vals := make([]string, len(s.Enum))
+		for i, e := range s.Enum {
+			vals[i] = fmt.Sprint(e)
+		}
+		add("enum", vals, "must be one of %s (got %q)", strings.Join(vals, ", "), fmt.Sprint(v))
+	}
+	switch val := v.(type) {
+	case string:
+		n := utf8.RuneCountInString(val)
+		if s.MinLength != nil && n < *s.MinLength {
+			if n == 0 {
+				add("minLength", *s.MinLength, "must not be empty")
+			} else {
+				add("minLength", *s.MinLength, "must be at least %s long (got %d)", plural(*s.MinLength, "character"), n)
+			}
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			add("maxLength", *s.MaxLength, "must be at most %s long (got %d)", plural(*s.MaxLength, "character"), n)
+		}
+		if s.Pattern != "" && n > 0 && !compiled(s.Pattern).MatchString(val) {
+			if s.Pattern == `\S` {
+				add("pattern", s.Pattern, "must not be blank")
+			} else {
+				add("pattern", s.Pattern, "must match the pattern %s (got %q)", s.Pattern, val)
+			}
+		}
+		if s.Format == "date-time" {
+			if _, err := time.Parse(time.RFC3339, val); err != nil {
+				add("format", "date-time", "must be an ISO-8601 date-time such as 2026-04-08T22:15:30Z (got %q)", val)
+			}
+		}
+	case json.Number, float64, int:
+		f, _ := number(val)
+		if s.Minimum != nil && f < *s.Minimum {
+			add("minimum", *s.Minimum, "must be at least %v (got %v)", *s.Minimum, val)
+		}
+		if s.Maximum != nil && f > *s.Maximum {
+			add("maximum", *s.Maximum, "must be at most %v (got %v)", *s.Maximum, val)
+		}
+	case []any:
+		if s.MinItems != nil && len(val) < *s.MinItems {
+			add("minItems", *s.MinItems, "must have at least %s (got %d)", plural(*s.MinItems, "item"), len(val))
+		}
+		if s.MaxItems != nil && len(val) > *s.MaxItems {
+			add("maxItems", *s.MaxItems, "must have at most %s (got %d)", plural(*s.MaxItems, "item"), len(val))
+		}
+		for i, e := range val {
+			out = append(out, check(s.Items, fmt.Sprintf("%s[%d]", name(path), i), e)...)
+		}
+	case map[string]any:
+		for _, r := range s.Required {
+			if _, ok := val[r]; !ok {
+				out = append(out, Violation{Field: join(path, r), Rule: "required", Message: join(path, r) + " is required"})
+			}
+		}
+		keys := make([]string, 0, len(val))
+		for k := range val {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p, known := s.Properties[k]
+			switch {
+			case known:
+				out = append(out, check(p, join(path, k), val[k])...)
+			case s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil:
+				known := make([]string, 0, len(s.Properties))
+				for _, n := range s.PropertyOrder {
+					if _, ok := s.Properties[n]; ok {
+						known = append(known, n)
+					}
+				}
+				out = append(out, Violation{Field: join(path, k), Rule: "additionalProperties", Limit: known,
+					Message: fmt.Sprintf("%s is not a known field (known: %s)", join(path, k), strings.Join(known, ", "))})
+			case s.AdditionalProperties != nil:
+				out = append(out, check(s.AdditionalProperties, join(path, k), val[k])...)
+			}
+		}
+	}
+	for _, alt := range s.AnyOf {
+		if len(check(alt, path, v)) == 0 {
+			return out
+		}
+	}
+	if len(s.AnyOf) > 0 {
+		add("anyOf", nil, "matches none of the allowed shapes")
+	}
+	return out
+}
+
+func article(t string) string {
+	if t == "integer" || t == "object" || t == "array" {
+		return "an"
+	}
+	return "a"
+}

@@ -1,0 +1,111 @@
+// Package tasks holds the Colibri task tools: the work items of the store
+// read and written in Colibri's vocabulary (priority names, "unassigned",
+// T-style ids from the project prefix).
+package tasks
+
+import (
+	"context"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tool"
+)
+
+// Toolset is the CLI group and toolset name of these tools.
+const Toolset = "tasks"
+
+// Priority names of Colibri. The canonical scale has five steps and Colibri
+// four, so canonical 4 (backlog) reads as "low"; see docs/decisions.md.
+var priorityNames = []string{"critical", "high", "normal", "low"}
+
+func priorityName(p baton.Priority) string {
+	if p >= baton.PriorityLow {
+		return "low"
+	}
+	return priorityNames[p]
+}
+
+func priorityValue(name string) baton.Priority {
+	for i, n := range priorityNames {
+		if n == name {
+			return baton.Priority(i)
+		}
+	}
+	return baton.PriorityNormal
+}
+
+// priorityValues maps filter names onto the canonical values they cover.
+func priorityValues(names []string) []baton.Priority {
+	var out []baton.Priority
+	for _, n := range names {
+		out = append(out, priorityValue(n))
+		if n == "low" {
+			out = append(out, baton.PriorityBacklog)
+		}
+	}
+	return out
+}
+
+const unassigned = "unassigned"
+
+func assigneeName(a string) string {
+	if a == "" {
+		return unassigned
+	}
+	return a
+}
+
+func assigneeValue(a string) string {
+	if a == unassigned {
+		return ""
+	}
+	return a
+}
+
+func statusNames() []string {
+	out := make([]string, len(baton.Statuses))
+	for i, s := range baton.Statuses {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// Field rules shared by several task tools.
+var (
+	titleRule       = tool.Length(1, 256).NonBlank()
+	descriptionRule = tool.MaxLen(8000)
+	priorityRule    = tool.Enum(priorityNames...)
+	statusRule      = tool.Enum(statusNames()...)
+	labelsRule      = tool.List(20, tool.Length(1, 64).NonBlank())
+	assigneeRule    = tool.Length(1, 128).NonBlank()
+	taskIDRule      = tool.Length(1, 128)
+	projectRule     = tool.Length(1, 63)
+)
+
+// resolveProject picks the project a call means: the one named, else the
+// session's, else the only one there is.
+func resolveProject(ctx context.Context, c *tool.Call, named string) (*baton.Project, error) {
+	slug := named
+	if slug == "" {
+		slug = c.Principal.Project
+	}
+	if slug != "" {
+		return c.Tx.Project(ctx, slug)
+	}
+	all, err := c.Tx.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 1 {
+		return all[0], nil
+	}
+	names := make([]string, len(all))
+	for i, p := range all {
+		names[i] = p.Slug
+	}
+	return nil, baton.Errorf(baton.ErrInvalidInput, "project is required: this session has no default project and there are %d projects", len(all)).
+		WithDetails("field", "project", "constraint", "required", "projects", names).
+		WithHint("pass project, or start baton with --project SLUG")
+}
