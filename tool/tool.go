@@ -100,6 +100,7 @@ type Spec struct {
 	Profiles     []string
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
+	PlainText    bool // the tool renders its own text; otherwise text is the JSON
 }
 
 // Result is the outcome of a direct call.
@@ -135,7 +136,7 @@ func New[In, Out any](d Definition[In, Out]) Tool {
 	return &typed[In, Out]{def: d, spec: &Spec{
 		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
 		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles),
-		InputSchema: in, OutputSchema: out,
+		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil,
 	}}
 }
 

@@ -1,0 +1,171 @@
+// Package cli is baton's command line: the server commands (init, mcp,
+// serve), the tool listing, and one subcommand per tool generated from the
+// registry, so the CLI and MCP share every schema, rule and message.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlite"
+	"github.com/baton-dev/baton/tool"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitTool  = 1 // the tool ran and failed
+	ExitUsage = 2 // the command line or the arguments were wrong
+)
+
+// DefaultDB is the database file used when neither --db nor BATON_DB is set.
+var DefaultDB = filepath.Join(".baton", "baton.db")
+
+// ExitError carries an exit code out of a command.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func usageError(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// App is one invocation of baton.
+type App struct {
+	Registry *tool.Registry
+	Version  string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Getenv   func(string) string
+	Clock    baton.Clock
+
+	dbPath  string
+	agent   string
+	project string
+	started time.Time
+	store   baton.Store
+}
+
+// Run executes baton with args and returns the process exit code.
+func (a *App) Run(ctx context.Context, args []string) int {
+	if a.Getenv == nil {
+		a.Getenv = os.Getenv
+	}
+	a.started = time.Now()
+	root := a.root()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if a.store != nil {
+		if cerr := a.store.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil && ee.Err.Error() != "" {
+			fmt.Fprintln(a.Stderr, "error:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(a.Stderr, "error:", err)
+	return ExitTool
+}
+
+func (a *App) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "baton",
+		Short: "Coordination server for teams of AI coding agents",
+		Long: "baton gives coding agents and the people running them a shared, permissioned place to track work,\n" +
+			"claim it, review it, talk and prove afterwards what happened. Agents connect over MCP (baton mcp,\n" +
+			"baton serve); people use these commands.",
+		Version:           a.Version,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+	}
+	root.SetIn(a.Stdin)
+	root.SetOut(a.Stdout)
+	root.SetErr(a.Stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError("%v (see %s --help)", err, c.CommandPath())
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.dbPath, "db", a.env("BATON_DB", DefaultDB), "database file (env BATON_DB)")
+	pf.StringVar(&a.agent, "agent", a.env("BATON_AGENT", ""), "who you act as (env BATON_AGENT; default user for the CLI, anonymous for mcp/serve)")
+	pf.StringVar(&a.project, "project", a.env("BATON_PROJECT", ""), "default project slug (env BATON_PROJECT)")
+
+	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
+	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd()} {
+		c.GroupID = "server"
+		root.AddCommand(c)
+	}
+	for _, c := range a.toolsetCmds() {
+		c.GroupID = "tools"
+		root.AddCommand(c)
+	}
+	// Unknown subcommands are usage errors.
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError("unknown command %q for baton (see baton --help)", args[0])
+		}
+		return nil
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	return root
+}
+
+func (a *App) env(key, def string) string {
+	if v := a.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// openStore opens the database once per invocation.
+func (a *App) openStore(ctx context.Context) (baton.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	s, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Clock: a.Clock})
+	if err != nil {
+		return nil, err
+	}
+	a.store = s
+	return s, nil
+}
+
+func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*tool.Env, error) {
+	s, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &tool.Env{
+		Store: s, Clock: a.Clock, Registry: reg,
+		Server: tool.ServerInfo{Version: a.Version, Mode: mode, Started: a.started},
+		Log:    slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}, nil
+}
+
+func (a *App) principal(source baton.Source, defaultAgent string) baton.Principal {
+	agent := a.agent
+	if agent == "" {
+		agent = defaultAgent
+	}
+	return baton.Principal{Agent: agent, Project: a.project, Source: source}
+}

@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/mcpserver"
+	"github.com/baton-dev/baton/tool"
+	"github.com/spf13/cobra"
+)
+
+// DefaultAddr is where `baton serve` listens unless --addr says otherwise.
+const DefaultAddr = "127.0.0.1:7420"
+
+func (a *App) initCmd() *cobra.Command {
+	var slug, prefix, name string
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the database (.baton/baton.db) and a project",
+		Long: "init creates the database file (default .baton/baton.db under the working directory) and a project.\n" +
+			"Without --project the project is named after the working directory. Running it again adds\n" +
+			"another project, or confirms an existing one.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			if slug == "" {
+				slug = a.project
+			}
+			if slug == "" {
+				wd, _ := os.Getwd()
+				slug = slugify(filepath.Base(wd))
+			}
+			if prefix == "" {
+				prefix = prefixFor(slug)
+			}
+			s, err := a.openStore(ctx)
+			if err != nil {
+				return &ExitError{Code: ExitTool, Err: err}
+			}
+			if filepath.Base(filepath.Dir(a.dbPath)) == ".baton" {
+				// The database is local state, never something to commit.
+				_ = os.WriteFile(filepath.Join(filepath.Dir(a.dbPath), ".gitignore"), []byte("*\n"), 0o644)
+			}
+			p := &baton.Project{Slug: slug, Prefix: strings.ToUpper(prefix), Name: name}
+			var existing *baton.Project
+			err = s.Update(ctx, func(tx baton.Tx) error {
+				if got, err := tx.Project(ctx, slug); err == nil {
+					existing = got
+					return nil
+				}
+				return tx.CreateProject(ctx, p)
+			})
+			if err != nil {
+				return a.fail(err)
+			}
+			path := s.Info(ctx).Path
+			if existing != nil {
+				fmt.Fprintf(a.Stdout, "%s already holds project %s (prefix %s)\n", path, existing.Slug, existing.Prefix)
+				return nil
+			}
+			fmt.Fprintf(a.Stdout, "initialised %s with project %s (prefix %s): task ids look like %s-1\n", path, p.Slug, p.Prefix, p.Prefix)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&slug, "project", "", "project slug (default: the working directory's name)")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "identifier prefix of the project's items, e.g. SYM (default: from the slug)")
+	cmd.Flags().StringVar(&name, "name", "", "display name of the project")
+	return cmd
+}
+
+// fail turns an error into the exit code its kind deserves.
+func (a *App) fail(err error) error {
+	e := baton.AsError(err)
+	code := ExitTool
+	if e.Code == baton.ErrInvalidInput {
+		code = ExitUsage
+	}
+	msg := e.Code + ": " + e.Message
+	if e.Hint != "" {
+		msg += "\nhint: " + e.Hint
+	}
+	return &ExitError{Code: code, Err: errors.New(msg)}
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+func slugify(s string) string {
+	s = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-_")
+	if s == "" {
+		return "baton"
+	}
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return s
+}
+
+func prefixFor(slug string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(slug) {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+			if b.Len() == 3 {
+				break
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "BAT"
+	}
+	return b.String()
+}
+
+// serving builds the registry and environment shared by mcp and serve.
+func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, error) {
+	reg, mode := a.Registry, "FULL"
+	if readOnly {
+		reg = reg.Filter(func(s *tool.Spec) bool { return s.Annotations.ReadOnly })
+		mode = "READONLY"
+	}
+	env, err := a.toolEnv(ctx, reg, mode)
+	if err != nil {
+		return nil, &ExitError{Code: ExitTool, Err: err}
+	}
+	f := mcpserver.NewFactory(reg, env, a.Version)
+	f.Log = env.Log
+	return f, nil
+}
+
+func (a *App) mcpCmd() *cobra.Command {
+	var readOnly bool
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve MCP over stdio (for an agent that starts baton itself)",
+		Long: "mcp serves the Model Context Protocol over stdin/stdout. The agent identity comes from --agent\n" +
+			"(or BATON_AGENT), the default project from --project; tool arguments never change who you are.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			f, err := a.serving(c.Context(), readOnly)
+			if err != nil {
+				return err
+			}
+			err = f.ServeStdio(c.Context(), a.principal(baton.SourceStdio, "anonymous"))
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return &ExitError{Code: ExitTool, Err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
+	return cmd
+}
+
+func (a *App) serveCmd() *cobra.Command {
+	var addr string
+	var hosts []string
+	var readOnly bool
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve MCP over Streamable HTTP at /mcp",
+		Long: "serve listens on --addr (default " + DefaultAddr + ") and serves MCP Streamable HTTP at /mcp.\n" +
+			"Requests whose Host or Origin names a host other than localhost, 127.0.0.1, ::1 or an\n" +
+			"--allowed-host are refused (DNS rebinding). SIGINT or SIGTERM drain the calls under way,\n" +
+			"close the sessions and the database, then exit.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			f, err := a.serving(ctx, readOnly)
+			if err != nil {
+				return err
+			}
+			p := a.principal(baton.SourceHTTP, "anonymous")
+			h := f.Handler(mcpserver.HTTPOptions{
+				AllowedHosts: hosts,
+				Principal:    func(*http.Request) baton.Principal { return p },
+			})
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return &ExitError{Code: ExitTool, Err: baton.Errorf(baton.ErrInitFailed, "cannot listen on %s: %v", addr, err).
+					WithHint("pick a free address with --addr, e.g. --addr 127.0.0.1:7421")}
+			}
+			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbPath)
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return &ExitError{Code: ExitTool, Err: err}
+			case <-ctx.Done():
+			}
+			return a.shutdown(srv, f, grace, errc)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", DefaultAddr, "address to listen on")
+	cmd.Flags().StringSliceVar(&hosts, "allowed-host", nil, "extra host name accepted in Host/Origin headers (repeatable)")
+	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
+	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
+	return cmd
+}
+
+// shutdown stops accepting connections, lets the tool calls under way
+// finish (each commits or rolls back whole), then ends the sessions and
+// their streams. The store is closed by Run after the command returns.
+func (a *App) shutdown(srv *http.Server, f *mcpserver.Factory, grace time.Duration, errc chan error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	fmt.Fprintln(a.Stderr, "baton: shutting down")
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(ctx) }()
+	if err := f.Drain(ctx); err != nil {
+		slog.Warn("calls still running at the end of the grace period", "err", err)
+	}
+	f.CloseSessions()
+	if err := <-done; err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return &ExitError{Code: ExitTool, Err: err}
+	}
+	return nil
+}

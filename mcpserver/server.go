@@ -1,0 +1,122 @@
+// Package mcpserver adapts baton's tool registry to the MCP go-sdk: one
+// server per principal, stdio and Streamable HTTP transports, and the
+// middleware that answers bad calls with baton's structured errors.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Instructions are sent to clients on initialize.
+const Instructions = "baton is the coordination server for teams of coding agents: tasks with a strict state machine, " +
+	"next actions, and health. Every failure is a result with isError and structuredContent " +
+	`{"error": {code, type, message, details, next_action_hint}}; follow next_action_hint.`
+
+// Factory builds MCP servers over one registry and environment. Servers are
+// cached per principal, because a server's tool handlers run as the
+// principal it was built for.
+type Factory struct {
+	Registry *tool.Registry
+	Env      *tool.Env
+	Version  string
+	Log      *slog.Logger
+
+	cache    *mcp.SchemaCache
+	mu       sync.Mutex
+	servers  map[baton.Principal]*mcp.Server
+	inflight sync.WaitGroup // tool calls under way, drained on shutdown
+}
+
+// NewFactory returns a factory for reg and env.
+func NewFactory(reg *tool.Registry, env *tool.Env, version string) *Factory {
+	return &Factory{Registry: reg, Env: env, Version: version, cache: mcp.NewSchemaCache(),
+		servers: map[baton.Principal]*mcp.Server{}}
+}
+
+// Server returns the MCP server whose calls run as p.
+func (f *Factory) Server(p baton.Principal) *mcp.Server {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.servers[p]; ok {
+		return s
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "baton", Title: "baton", Version: f.Version}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		Logger:       f.Log,
+		SchemaCache:  f.cache,
+	})
+	s.AddReceivingMiddleware(f.validateCalls)
+	who := func(context.Context, *mcp.CallToolRequest) baton.Principal { return p }
+	for _, t := range f.Registry.All() {
+		t.Bind(s, f.Env, who)
+	}
+	f.servers[p] = s
+	return s
+}
+
+// validateCalls checks tools/call arguments with baton's validator before
+// the SDK sees them, so a bad call gets baton's envelope (field and rule)
+// instead of the SDK's plain text, and an unknown tool a hint.
+func (f *Factory) validateCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok {
+			return next(ctx, method, req)
+		}
+		t, ok := f.Registry.Get(call.Params.Name)
+		if !ok {
+			e := tool.UnknownTool(call.Params.Name, f.Registry)
+			data, _ := json.Marshal(baton.Envelope{Error: e})
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message + "; " + e.Hint, Data: data}
+		}
+		norm, verr := tool.Validate(t.Spec().InputSchema, call.Params.Arguments)
+		if verr != nil {
+			return tool.ErrorResult(verr), nil
+		}
+		call.Params.Arguments = norm
+		f.inflight.Add(1)
+		defer f.inflight.Done()
+		return next(ctx, method, req)
+	}
+}
+
+// Drain waits until no tool call is under way, or ctx ends.
+func (f *Factory) Drain(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { f.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// CloseSessions ends every live MCP session, which ends their streams.
+func (f *Factory) CloseSessions() {
+	f.mu.Lock()
+	servers := make([]*mcp.Server, 0, len(f.servers))
+	for _, s := range f.servers {
+		servers = append(servers, s)
+	}
+	f.mu.Unlock()
+	for _, s := range servers {
+		for ss := range s.Sessions() {
+			_ = ss.Close()
+		}
+	}
+}
+
+// ServeStdio serves MCP over stdin/stdout as p until the client leaves or
+// ctx ends.
+func (f *Factory) ServeStdio(ctx context.Context, p baton.Principal) error {
+	return f.Server(p).Run(ctx, &mcp.StdioTransport{})
+}
