@@ -114,9 +114,3 @@ func (f *Factory) CloseSessions() {
 		}
 	}
 }
-
-// ServeStdio serves MCP over stdin/stdout as p until the client leaves or
-// ctx ends.
-func (f *Factory) ServeStdio(ctx context.Context, p baton.Principal) error {
-	return f.Server(p).Run(ctx, &mcp.StdioTransport{})
-}

@@ -1,0 +1,126 @@
+// Package testkit builds the real parts tests run against: a SQLite store
+// on a temporary file with a project, the full registry and an
+// environment, and helpers to call tools the way clients do.
+package testkit
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlite"
+	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools"
+)
+
+// Project and Prefix name the project every Kit starts with.
+const (
+	Project = "colibri"
+	Prefix  = "COL"
+)
+
+// Kit is one isolated baton: its own database file, registry and identity.
+type Kit struct {
+	T         testing.TB
+	Store     *sqlite.Store
+	Registry  *tool.Registry
+	Env       *tool.Env
+	Principal baton.Principal
+	DBPath    string
+}
+
+// New opens a fresh store in t's temporary directory with the project
+// colibri (prefix COL) and the full registry, acting as agent-alice.
+func New(t testing.TB) *Kit {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "baton.db")
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Update(ctx, func(tx baton.Tx) error {
+		return tx.CreateProject(ctx, &baton.Project{Slug: Project, Prefix: Prefix})
+	}); err != nil {
+		t.Fatalf("create project: %v", err)
+	}
+	reg := tools.Registry()
+	return &Kit{
+		T: t, Store: s, Registry: reg, DBPath: path,
+		Env:       &tool.Env{Store: s, Registry: reg, Server: tool.ServerInfo{Version: "test", Mode: "TEST", Started: time.Now()}},
+		Principal: baton.Principal{Agent: "agent-alice", Source: baton.SourceTest},
+	}
+}
+
+// Call runs a tool directly with args (a JSON string, a map or a struct).
+func (k *Kit) Call(name string, args any) tool.Result {
+	k.T.Helper()
+	return k.Registry.Call(context.Background(), k.Env, k.Principal, name, Raw(k.T, args))
+}
+
+// As returns a copy of the kit acting as another agent.
+func (k *Kit) As(agent string) *Kit {
+	c := *k
+	c.Principal.Agent = agent
+	return &c
+}
+
+// OK runs a tool, fails the test on an error result, and decodes the
+// structured output into a generic map.
+func (k *Kit) OK(name string, args any) map[string]any {
+	k.T.Helper()
+	res := k.Call(name, args)
+	if res.Err != nil {
+		k.T.Fatalf("%s(%s): unexpected error %s", name, Raw(k.T, args), res.Text)
+	}
+	return Decode(k.T, res.Output)
+}
+
+// Fail runs a tool and fails the test unless it returns the error code.
+func (k *Kit) Fail(name string, args any, code string) *baton.Error {
+	k.T.Helper()
+	res := k.Call(name, args)
+	if res.Err == nil {
+		k.T.Fatalf("%s(%s): want %s, got success %s", name, Raw(k.T, args), code, res.Text)
+	}
+	if res.Err.Code != code {
+		k.T.Fatalf("%s(%s): want %s, got %s", name, Raw(k.T, args), code, res.Text)
+	}
+	return res.Err
+}
+
+// Raw turns args into JSON: strings are taken as JSON text.
+func Raw(t testing.TB, args any) json.RawMessage {
+	t.Helper()
+	switch a := args.(type) {
+	case nil:
+		return json.RawMessage("{}")
+	case string:
+		return json.RawMessage(a)
+	case json.RawMessage:
+		return a
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatalf("marshal args: %v", err)
+	}
+	return b
+}
+
+// Decode round-trips v through JSON into a generic map.
+func Decode(t testing.TB, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("unmarshal: %v", err)
+	}
+	return m
+}
