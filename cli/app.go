@@ -119,15 +119,18 @@ func (a *App) root() *cobra.Command {
 		c.GroupID = "tools"
 		root.AddCommand(c)
 	}
-	// Unknown subcommands are usage errors.
-	root.Args = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return usageError("unknown command %q for baton (see baton --help)", args[0])
-		}
-		return nil
-	}
+	root.Args = noArgs
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return root
+}
+
+// noArgs refuses positional arguments, which no baton command takes; an
+// unknown subcommand lands here too, and both are usage errors.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError("unknown command %q for %s (see %s --help)", args[0], c.CommandPath(), c.CommandPath())
+	}
+	return nil
 }
 
 func (a *App) env(key, def string) string {

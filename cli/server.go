@@ -30,7 +30,7 @@ func (a *App) initCmd() *cobra.Command {
 		Long: "init creates the database file (default .baton/baton.db under the working directory) and a project.\n" +
 			"Without --project the project is named after the working directory. Running it again adds\n" +
 			"another project, or confirms an existing one.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			if slug == "" {
@@ -144,7 +144,7 @@ func (a *App) mcpCmd() *cobra.Command {
 		Short: "Serve MCP over stdio (for an agent that starts baton itself)",
 		Long: "mcp serves the Model Context Protocol over stdin/stdout. The agent identity comes from --agent\n" +
 			"(or BATON_AGENT), the default project from --project; tool arguments never change who you are.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			f, err := a.serving(c.Context(), readOnly)
 			if err != nil {
@@ -173,7 +173,7 @@ func (a *App) serveCmd() *cobra.Command {
 			"Requests whose Host or Origin names a host other than localhost, 127.0.0.1, ::1 or an\n" +
 			"--allowed-host are refused (DNS rebinding). SIGINT or SIGTERM drain the calls under way,\n" +
 			"close the sessions and the database, then exit.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			f, err := a.serving(ctx, readOnly)

@@ -23,7 +23,7 @@ func (a *App) toolsetCmds() []*cobra.Command {
 			g = &cobra.Command{
 				Use:   spec.Toolset,
 				Short: fmt.Sprintf("The %s tools", spec.Toolset),
-				Args:  cobra.NoArgs,
+				Args:  noArgs,
 				RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 			}
 			groups[spec.Toolset] = g
@@ -46,7 +46,7 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 		Aliases: []string{flagName(spec.Name)},
 		Short:   firstSentence(spec.Description),
 		Long:    spec.Description + "\n\nFlags set input fields; --input gives them as one JSON object (flags win).",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&input, "input", "", "input as a JSON object")

@@ -17,7 +17,7 @@ func (a *App) toolsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List every registered tool with its toolset and purpose",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if markdown {
 				_, err := io.WriteString(a.Stdout, ToolsMarkdown(a.Registry))
@@ -97,11 +97,11 @@ func annotations(a tool.Annotations) string {
 }
 
 func (a *App) projectCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "project", Short: "List projects", Args: cobra.NoArgs}
+	cmd := &cobra.Command{Use: "project", Short: "List projects", Args: noArgs}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the projects in the database",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s, err := a.openStore(c.Context())
 			if err != nil {
