@@ -150,6 +150,13 @@ func (a *App) openStore(ctx context.Context) (baton.Store, error) {
 		return nil, err
 	}
 	a.store = s
+	if dir := filepath.Dir(s.Path()); filepath.Base(dir) == ".baton" {
+		// The database is local state, never something to commit.
+		ignore := filepath.Join(dir, ".gitignore")
+		if _, err := os.Stat(ignore); os.IsNotExist(err) {
+			_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
+		}
+	}
 	return s, nil
 }
 

@@ -201,3 +201,30 @@ func TestToolsDocIsFresh(t *testing.T) {
 		t.Fatalf("docs/tools.md is stale; regenerate it with: go run ./cmd/baton tools --markdown > docs/tools.md")
 	}
 }
+
+// TestFirstStartCreatesProject: `baton mcp` on a new database is enough to
+// start working; the project is named after the working directory.
+func TestFirstStartCreatesProject(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shop")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task_next_actions","arguments":{}}}`,
+	}, "\n") + "\n"
+	var out, errb bytes.Buffer
+	app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }}
+	if code := app.Run(context.Background(), []string{"mcp", "--agent", "a"}); code != 0 {
+		t.Fatalf("mcp exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "created project shop (prefix SHO)") || !strings.Contains(out.String(), `\"project\":\"shop\"`) {
+		t.Fatalf("stderr %q\nstdout %q", errb.String(), out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".baton", ".gitignore")); err != nil {
+		t.Fatal(".baton/.gitignore not written")
+	}
+}

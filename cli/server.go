@@ -36,25 +36,15 @@ func (a *App) initCmd() *cobra.Command {
 			if slug == "" {
 				slug = a.project
 			}
-			if slug == "" {
-				wd, _ := os.Getwd()
-				slug = slugify(filepath.Base(wd))
-			}
-			if prefix == "" {
-				prefix = prefixFor(slug)
-			}
+			p := defaultProject(slug, prefix)
+			p.Name = name
 			s, err := a.openStore(ctx)
 			if err != nil {
 				return &ExitError{Code: ExitTool, Err: err}
 			}
-			if filepath.Base(filepath.Dir(a.dbPath)) == ".baton" {
-				// The database is local state, never something to commit.
-				_ = os.WriteFile(filepath.Join(filepath.Dir(a.dbPath), ".gitignore"), []byte("*\n"), 0o644)
-			}
-			p := &baton.Project{Slug: slug, Prefix: strings.ToUpper(prefix), Name: name}
 			var existing *baton.Project
 			err = s.Update(ctx, func(tx baton.Tx) error {
-				if got, err := tx.Project(ctx, slug); err == nil {
+				if got, err := tx.Project(ctx, p.Slug); err == nil {
 					existing = got
 					return nil
 				}
@@ -76,6 +66,37 @@ func (a *App) initCmd() *cobra.Command {
 	cmd.Flags().StringVar(&prefix, "prefix", "", "identifier prefix of the project's items, e.g. SYM (default: from the slug)")
 	cmd.Flags().StringVar(&name, "name", "", "display name of the project")
 	return cmd
+}
+
+// defaultProject fills in what init and a first start leave out: the slug
+// from the working directory, the prefix from the slug.
+func defaultProject(slug, prefix string) *baton.Project {
+	if slug == "" {
+		wd, _ := os.Getwd()
+		slug = slugify(filepath.Base(wd))
+	}
+	if prefix == "" {
+		prefix = prefixFor(slug)
+	}
+	return &baton.Project{Slug: slug, Prefix: strings.ToUpper(prefix)}
+}
+
+// ensureProject gives an empty database its first project, so one command
+// (baton serve, baton mcp) is enough to start working.
+func (a *App) ensureProject(ctx context.Context, s baton.Store) error {
+	var created *baton.Project
+	err := s.Update(ctx, func(tx baton.Tx) error {
+		ps, err := tx.Projects(ctx)
+		if err != nil || len(ps) > 0 {
+			return err
+		}
+		created = defaultProject(a.project, "")
+		return tx.CreateProject(ctx, created)
+	})
+	if created != nil {
+		fmt.Fprintf(a.Stderr, "baton: new database %s: created project %s (prefix %s)\n", a.dbPath, created.Slug, created.Prefix)
+	}
+	return err
 }
 
 // fail turns an error into the exit code its kind deserves.
@@ -132,6 +153,9 @@ func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, e
 	if err != nil {
 		return nil, &ExitError{Code: ExitTool, Err: err}
 	}
+	if err := a.ensureProject(ctx, env.Store); err != nil {
+		return nil, a.fail(err)
+	}
 	f := mcpserver.NewFactory(reg, env, a.Version)
 	f.Log = env.Log
 	return f, nil
@@ -150,7 +174,7 @@ func (a *App) mcpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = f.ServeStdio(c.Context(), a.principal(baton.SourceStdio, "anonymous"))
+			err = f.ServeIO(c.Context(), a.principal(baton.SourceStdio, "anonymous"), a.Stdin, a.Stdout)
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return &ExitError{Code: ExitTool, Err: err}
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,22 +27,75 @@ func (f *Factory) ServeStdio(ctx context.Context, p baton.Principal) error {
 // ServeIO serves newline-delimited JSON-RPC from r to w as p. A line that
 // is not JSON, or not a JSON-RPC message, is answered with a JSON-RPC error
 // and the session goes on; the SDK's own transport would end it.
+//
+// When r ends, the session ends only after every request read has been
+// answered (or drainTimeout passed), so a client may send its requests and
+// close its end at once.
 func (f *Factory) ServeIO(ctx context.Context, p baton.Principal, r io.Reader, w io.Writer) error {
-	out := &lockedWriter{w: w}
+	out := &lockedWriter{w: w, pending: map[string]bool{}}
+	out.cond = sync.NewCond(&out.mu)
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(filterLines(r, pw, out)) }()
+	go func() {
+		err := filterLines(r, pw, out)
+		out.drain(drainTimeout)
+		pw.CloseWithError(err)
+	}()
 	return f.Server(p).Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}})
 }
 
+// drainTimeout bounds how long a closed stdin waits for answers.
+const drainTimeout = 30 * time.Second
+
+// lockedWriter serialises writes to the client and tracks which requests
+// still await an answer.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	cond    *sync.Cond
+	w       io.Writer
+	pending map[string]bool // ids of requests not yet answered
+}
+
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
+	var m envelope
+	_ = json.Unmarshal(b, &m)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if m.Method == nil && len(m.ID) > 0 {
+		delete(l.pending, string(m.ID))
+		l.cond.Broadcast()
+	}
 	return l.w.Write(b)
+}
+
+// expect records a request that needs an answer.
+func (l *lockedWriter) expect(line []byte) {
+	var m envelope
+	if json.Unmarshal(line, &m) != nil || m.Method == nil || len(m.ID) == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.pending[string(m.ID)] = true
+	l.mu.Unlock()
+}
+
+func (l *lockedWriter) drain(timeout time.Duration) {
+	timer := time.AfterFunc(timeout, func() {
+		l.mu.Lock()
+		clear(l.pending)
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	})
+	defer timer.Stop()
+	l.mu.Lock()
+	for len(l.pending) > 0 {
+		l.cond.Wait()
+	}
+	l.mu.Unlock()
 }
 
 type nopCloser struct{ io.Writer }
@@ -50,7 +104,7 @@ func (nopCloser) Close() error { return nil }
 
 // filterLines copies well-formed JSON-RPC lines from r to pass and answers
 // every other line on reply.
-func filterLines(r io.Reader, pass io.Writer, reply io.Writer) error {
+func filterLines(r io.Reader, pass io.Writer, reply *lockedWriter) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	for sc.Scan() {
@@ -64,6 +118,7 @@ func filterLines(r io.Reader, pass io.Writer, reply io.Writer) error {
 			}
 			continue
 		}
+		reply.expect(line)
 		if _, err := pass.Write(append(bytes.Clone(line), '\n')); err != nil {
 			return err
 		}
