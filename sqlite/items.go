@@ -114,8 +114,14 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		it.Kind = baton.KindTask
 	}
 	if it.ParentID != "" {
-		if _, err := t.Item(ctx, it.ParentID); err != nil {
+		parent, err := t.Item(ctx, it.ParentID)
+		if err != nil {
 			return err
+		}
+		if parent.Project != it.Project {
+			return baton.Errorf(baton.ErrInvalidInput, "parent %s belongs to project %s, not %s", parent.ID, parent.Project, it.Project).
+				WithDetails("field", "parent_id", "constraint", "same_project", "parent_project", parent.Project).
+				WithHint("create the sub-task in project %s, or choose a parent in %s", parent.Project, it.Project)
 		}
 	}
 	_, err = t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,

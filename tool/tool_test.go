@@ -121,6 +121,13 @@ func TestValidateAppliesDefaults(t *testing.T) {
 			t.Fatalf("defaults not applied: %s", norm)
 		}
 	}
+	// Whole numbers are integers, however they are written.
+	for _, raw := range []string{`{"name":"x","count":5.0}`, `{"name":"x","count":5e0}`, `{"name":"x","count":0.5e1}`} {
+		norm, err := tool.Validate(s, json.RawMessage(raw))
+		if err != nil || !strings.Contains(string(norm), `"count":5`) || strings.Contains(string(norm), `"count":5.`) {
+			t.Fatalf("Validate(%s) = %s, %v", raw, norm, err)
+		}
+	}
 	if _, err := tool.Validate(s, nil); err == nil || err.Details["field"] != "name" {
 		t.Fatalf("empty arguments should miss name, got %v", err)
 	}

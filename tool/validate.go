@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +48,7 @@ func Validate(s *jsonschema.Schema, raw json.RawMessage) (json.RawMessage, *bato
 	if vs := check(s, "", v); len(vs) > 0 {
 		return nil, invalid(vs)
 	}
-	applyDefaults(s, v)
+	v = settle(s, v)
 	out, err := json.Marshal(v)
 	if err != nil {
 		return nil, baton.AsError(err)
@@ -65,24 +66,48 @@ func invalid(vs []Violation) *baton.Error {
 		WithHint("correct the field(s) named and call again; the tool's input schema states every rule")
 }
 
-func applyDefaults(s *jsonschema.Schema, v any) {
-	obj, ok := v.(map[string]any)
-	if !ok || s == nil {
-		return
+// settle returns a valid value ready to decode: defaults applied to absent
+// properties, and whole numbers of integer fields written as integers
+// (JSON Schema counts 50.0 and 5e1 as integers; Go's decoder does not).
+func settle(s *jsonschema.Schema, v any) any {
+	if s == nil {
+		return v
 	}
-	for name, p := range s.Properties {
-		cur, present := obj[name]
-		if !present && len(p.Default) > 0 {
-			var d any
-			if json.Unmarshal(p.Default, &d) == nil {
-				obj[name] = d
+	switch val := v.(type) {
+	case json.Number:
+		if s.Type == "integer" {
+			if _, err := val.Int64(); err != nil {
+				f, _ := val.Float64()
+				return json.Number(strconv.FormatInt(int64(f), 10))
 			}
-			continue
 		}
-		if present {
-			applyDefaults(p, cur)
+	case []any:
+		for i, e := range val {
+			val[i] = settle(s.Items, e)
+		}
+	case map[string]any:
+		for name, p := range s.Properties {
+			cur, present := val[name]
+			if !present && len(p.Default) > 0 {
+				var d any
+				if json.Unmarshal(p.Default, &d) == nil {
+					val[name] = d
+				}
+				continue
+			}
+			if present {
+				val[name] = settle(p, cur)
+			}
+		}
+		if ap := s.AdditionalProperties; ap != nil && ap.Not == nil {
+			for k, e := range val {
+				if _, known := s.Properties[k]; !known {
+					val[k] = settle(ap, e)
+				}
+			}
 		}
 	}
+	return v
 }
 
 func typeName(v any) string {

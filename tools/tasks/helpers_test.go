@@ -1,0 +1,285 @@
+package tasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/testkit"
+)
+
+// epoch is the first instant a fakeClock reports.
+var epoch = time.Date(2026, 4, 8, 22, 15, 30, 0, time.UTC)
+
+// fakeClock advances by step on every reading, so every tool call gets a
+// distinct, known time. A zero step keeps time still (every call ties).
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+func (c *fakeClock) peek() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// withClock makes every call of k read time from a fake clock that starts
+// at epoch and advances by step per call.
+func withClock(k *testkit.Kit, step time.Duration) *fakeClock {
+	c := &fakeClock{t: epoch, step: step}
+	k.Env.Clock = c.now
+	return c
+}
+
+// on returns k reporting failures to t: a kit built by a parent test must
+// not call Fatal on the parent from a subtest.
+func on(k *testkit.Kit, t testing.TB) *testkit.Kit {
+	c := *k
+	c.T = t
+	return &c
+}
+
+// apiError is the inner object of the error envelope as a client reads it.
+type apiError struct {
+	Code    string         `json:"code"`
+	Type    string         `json:"type"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+	Hint    string         `json:"next_action_hint"`
+}
+
+// fail calls a tool that must fail with code and returns the error decoded
+// from the text a client receives, checking the envelope's shape.
+func fail(k *testkit.Kit, name string, args any, code string) apiError {
+	k.T.Helper()
+	res := k.Call(name, args)
+	if res.Err == nil {
+		k.T.Fatalf("%s(%s): want %s, got success %s", name, testkit.Raw(k.T, args), code, res.Text)
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(res.Text), &env); err != nil {
+		k.T.Fatalf("%s: error text is not JSON: %v: %s", name, err, res.Text)
+	}
+	if len(env) != 1 || env["error"] == nil {
+		k.T.Fatalf("%s: error text is not the envelope {\"error\": {...}}: %s", name, res.Text)
+	}
+	var e apiError
+	if err := json.Unmarshal(env["error"], &e); err != nil {
+		k.T.Fatalf("%s: decode envelope: %v", name, err)
+	}
+	if e.Code != code {
+		k.T.Fatalf("%s(%s): want %s, got %s", name, testkit.Raw(k.T, args), code, res.Text)
+	}
+	if res.Err.Code != e.Code {
+		k.T.Fatalf("%s: Result.Err code %s differs from the envelope's %s", name, res.Err.Code, e.Code)
+	}
+	if e.Message == "" || e.Type == "" {
+		k.T.Fatalf("%s: envelope lacks message or type: %s", name, res.Text)
+	}
+	return e
+}
+
+// violations lists details.violations as "field:rule", sorted.
+func violations(t testing.TB, e apiError) []string {
+	t.Helper()
+	raw, ok := e.Details["violations"].([]any)
+	if !ok {
+		t.Fatalf("details.violations missing or not a list: %v", e.Details)
+	}
+	out := make([]string, 0, len(raw))
+	for _, v := range raw {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("violation is not an object: %v", v)
+		}
+		if m["message"] == "" || m["message"] == nil {
+			t.Errorf("violation without a message: %v", m)
+		}
+		out = append(out, fmt.Sprintf("%v:%v", m["field"], m["rule"]))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkInvalid asserts that e names field and constraint and that its
+// violations list exactly that one broken rule.
+func checkInvalid(t testing.TB, e apiError, field, constraint string) {
+	t.Helper()
+	if e.Details["field"] != field || e.Details["constraint"] != constraint {
+		t.Errorf("details field/constraint = %v/%v, want %s/%s (message %q)",
+			e.Details["field"], e.Details["constraint"], field, constraint, e.Message)
+	}
+	if got, want := violations(t, e), []string{field + ":" + constraint}; !slices.Equal(got, want) {
+		t.Errorf("violations = %v, want %v", got, want)
+	}
+	if !strings.Contains(e.Message, field) {
+		t.Errorf("message %q does not name the field %s", e.Message, field)
+	}
+}
+
+// create makes a task in colibri (title "task" unless given) and returns its id.
+func create(k *testkit.Kit, args map[string]any) string {
+	k.T.Helper()
+	a := map[string]any{"project": testkit.Project, "title": "task"}
+	for key, v := range args {
+		a[key] = v
+	}
+	return k.OK("task_create", a)["task_id"].(string)
+}
+
+// update calls task_update on id with the fields of args.
+func update(k *testkit.Kit, id string, args map[string]any) map[string]any {
+	k.T.Helper()
+	a := map[string]any{"task_id": id}
+	for key, v := range args {
+		a[key] = v
+	}
+	return k.OK("task_update", a)
+}
+
+// get reads a task back with task_get.
+func get(k *testkit.Kit, id string) map[string]any {
+	k.T.Helper()
+	return k.OK("task_get", map[string]any{"task_id": id})
+}
+
+// paths drive a fresh task from backlog to each status along allowed moves.
+var paths = map[string][]map[string]any{
+	"backlog":     {},
+	"todo":        {{"status": "todo"}},
+	"in_progress": {{"status": "todo"}, {"status": "in_progress"}},
+	"blocked":     {{"status": "todo"}, {"status": "blocked", "blocked_reason": "waiting for credentials"}},
+	"review":      {{"status": "todo"}, {"status": "in_progress"}, {"status": "review"}},
+	"done":        {{"status": "todo"}, {"status": "in_progress"}, {"status": "review"}, {"status": "done"}},
+	"cancelled":   {{"status": "cancelled"}},
+}
+
+var statuses = []string{"backlog", "todo", "in_progress", "blocked", "review", "done", "cancelled"}
+
+// createIn makes a task and drives it to status.
+func createIn(k *testkit.Kit, status string, args map[string]any) string {
+	k.T.Helper()
+	id := create(k, args)
+	for _, step := range paths[status] {
+		update(k, id, step)
+	}
+	if got := get(k, id)["status"]; got != status {
+		k.T.Fatalf("drove %s to %s, but it is %v", id, status, got)
+	}
+	return id
+}
+
+// addProject creates another project directly in the store.
+func addProject(k *testkit.Kit, slug, prefix string) {
+	k.T.Helper()
+	ctx := context.Background()
+	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
+		return tx.CreateProject(ctx, &baton.Project{Slug: slug, Prefix: prefix})
+	}); err != nil {
+		k.T.Fatalf("create project %s: %v", slug, err)
+	}
+}
+
+// storeItem creates an item directly through the store, for what the task
+// tools cannot produce (canonical priority 4, a chosen creation time).
+func storeItem(k *testkit.Kit, it *baton.Item) string {
+	k.T.Helper()
+	ctx := context.Background()
+	if it.Project == "" {
+		it.Project = testkit.Project
+	}
+	if it.Status == "" {
+		it.Status = baton.StatusBacklog
+	}
+	if it.CreatedBy == "" {
+		it.CreatedBy = "agent-alice"
+	}
+	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.CreateItem(ctx, it) }); err != nil {
+		k.T.Fatalf("create item: %v", err)
+	}
+	return it.ID
+}
+
+// depend records that id cannot start before dependsOn is done.
+func depend(k *testkit.Kit, id, dependsOn string) {
+	k.T.Helper()
+	ctx := context.Background()
+	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.AddDependency(ctx, id, dependsOn) }); err != nil {
+		k.T.Fatalf("add dependency %s -> %s: %v", id, dependsOn, err)
+	}
+}
+
+// ids returns the task_id of every element of a list field of out.
+func ids(t testing.TB, out map[string]any, field string) []string {
+	t.Helper()
+	list, ok := out[field].([]any)
+	if !ok {
+		t.Fatalf("%s is not a list (null or missing?): %v", field, out[field])
+	}
+	res := make([]string, 0, len(list))
+	for _, e := range list {
+		res = append(res, e.(map[string]any)["task_id"].(string))
+	}
+	return res
+}
+
+// keys returns the sorted keys of m.
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// num reads a JSON number as an int.
+func num(t testing.TB, v any) int {
+	t.Helper()
+	f, ok := v.(float64)
+	if !ok {
+		t.Fatalf("%v (%T) is not a number", v, v)
+	}
+	return int(f)
+}
+
+// parseStamp parses an ISO-8601 UTC timestamp.
+func parseStamp(t testing.TB, v any) time.Time {
+	t.Helper()
+	s, ok := v.(string)
+	if !ok {
+		t.Fatalf("timestamp %v is not a string", v)
+	}
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("timestamp %q is not ISO-8601: %v", s, err)
+	}
+	if !strings.HasSuffix(s, "Z") {
+		t.Errorf("timestamp %q is not UTC (no Z suffix)", s)
+	}
+	return ts
+}
+
+func seqIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%d", testkit.Prefix, i+1)
+	}
+	return out
+}
