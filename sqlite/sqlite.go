@@ -67,7 +67,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	for k, v := range pragmas {
 		wq[k] = v
 	}
-	if s.w, err = sql.Open("sqlite", "file:"+abs+"?"+wq.Encode()); err != nil {
+	// SQLite reads a "file:" DSN as a URI: '?', '#' and '%' in the path
+	// must be escaped or they end it.
+	uri := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?"
+	if s.w, err = sql.Open("sqlite", uri+wq.Encode()); err != nil {
 		return nil, err
 	}
 	s.w.SetMaxOpenConns(1)
@@ -81,7 +84,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		rq[k] = v
 	}
 	rq.Add("_pragma", "query_only(1)")
-	if s.r, err = sql.Open("sqlite", "file:"+abs+"?"+rq.Encode()); err != nil {
+	if s.r, err = sql.Open("sqlite", uri+rq.Encode()); err != nil {
 		s.w.Close()
 		return nil, err
 	}
