@@ -99,13 +99,19 @@ func (a *App) ensureProject(ctx context.Context, s baton.Store) error {
 	return err
 }
 
-// fail turns an error into the exit code its kind deserves.
+// exitCode maps a failure to the exit status: invalid input is a usage
+// error, everything else a tool error.
+func exitCode(e *baton.Error) int {
+	if e.Code == baton.ErrInvalidInput {
+		return ExitUsage
+	}
+	return ExitTool
+}
+
+// fail turns an error into its message and exit code.
 func (a *App) fail(err error) error {
 	e := baton.AsError(err)
-	code := ExitTool
-	if e.Code == baton.ErrInvalidInput {
-		code = ExitUsage
-	}
+	code := exitCode(e)
 	msg := e.Code + ": " + e.Message
 	if e.Hint != "" {
 		msg += "\nhint: " + e.Hint

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton"
@@ -52,7 +53,7 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 	fs.StringVar(&input, "input", "", "input as a JSON object")
 	fs.BoolVar(&asJSON, "json", false, "print exactly the structured output (or the error envelope) as JSON")
 	for _, name := range in.PropertyOrder {
-		addFlag(cmd, name, in.Properties[name], contains(in.Required, name))
+		addFlag(cmd, name, in.Properties[name], slices.Contains(in.Required, name))
 	}
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
 		args := map[string]any{}
@@ -87,15 +88,6 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 		return a.print(spec, res, asJSON)
 	}
 	return cmd
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstSentence(s string) string {
@@ -233,19 +225,11 @@ func flagValue(f *pflag.Flag, s *jsonschema.Schema) (any, error) {
 // usage error (2), any other failure a tool error (1).
 func (a *App) print(spec *tool.Spec, res tool.Result, asJSON bool) error {
 	if res.Err != nil {
-		code := ExitTool
-		if res.Err.Code == baton.ErrInvalidInput {
-			code = ExitUsage
-		}
 		if asJSON {
 			fmt.Fprintln(a.Stdout, res.Text)
-			return &ExitError{Code: code, Err: fmt.Errorf("")}
+			return &ExitError{Code: exitCode(res.Err), Err: fmt.Errorf("")}
 		}
-		msg := res.Err.Code + ": " + res.Err.Message
-		if res.Err.Hint != "" {
-			msg += "\nhint: " + res.Err.Hint
-		}
-		return &ExitError{Code: code, Err: fmt.Errorf("%s", msg)}
+		return a.fail(res.Err)
 	}
 	if asJSON {
 		b, err := json.Marshal(res.Output)

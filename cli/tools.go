@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -77,7 +78,7 @@ func writeFields(b *strings.Builder, title string, s *tool.Spec) {
 		if p.Items != nil {
 			typ += " of " + p.Items.Type
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(usageText(p, contains(in.Required, name)), "|", "\\|"))
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(usageText(p, slices.Contains(in.Required, name)), "|", "\\|"))
 	}
 	b.WriteString("\n")
 }

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,5 +88,3 @@ func UnknownTool(name string, r *Registry) *baton.Error {
 		WithDetails("tool", name).
 		WithHint("call one of: %s", strings.Join(names, ", "))
 }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

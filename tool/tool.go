@@ -5,6 +5,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -226,7 +227,7 @@ func (t *typed[In, Out]) checkOutput(o Out) error {
 		return err
 	}
 	var v any
-	dec := json.NewDecoder(bytesReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return err
