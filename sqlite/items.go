@@ -87,19 +87,31 @@ func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
 }
 
 func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
-	var seq int64
-	var prefix string
-	err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, it.Project).
-		Scan(&seq, &prefix)
-	if errors.Is(err, sql.ErrNoRows) {
-		return baton.ProjectNotFound(it.Project)
-	}
-	if err != nil {
-		return err
-	}
-	it.Sequence = seq
-	if it.ID == "" {
+	custom := it.ID != ""
+	for {
+		var seq int64
+		var prefix string
+		err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, it.Project).
+			Scan(&seq, &prefix)
+		if errors.Is(err, sql.ErrNoRows) {
+			return baton.ProjectNotFound(it.Project)
+		}
+		if err != nil {
+			return err
+		}
+		it.Sequence = seq
+		if custom {
+			break
+		}
+		// A custom id may already hold the next automatic one; skip it.
 		it.ID = fmt.Sprintf("%s-%d", prefix, seq)
+		var taken bool
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, it.ID).Scan(&taken); err != nil {
+			return err
+		}
+		if !taken {
+			break
+		}
 	}
 	if it.CreatedAt.IsZero() {
 		it.CreatedAt = t.now().UTC()
@@ -113,18 +125,10 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 	if it.Kind == "" {
 		it.Kind = baton.KindTask
 	}
-	if it.ParentID != "" {
-		parent, err := t.Item(ctx, it.ParentID)
-		if err != nil {
-			return err
-		}
-		if parent.Project != it.Project {
-			return baton.Errorf(baton.ErrInvalidInput, "parent %s belongs to project %s, not %s", parent.ID, parent.Project, it.Project).
-				WithDetails("field", "parent_id", "constraint", "same_project", "parent_project", parent.Project).
-				WithHint("create the sub-task in project %s, or choose a parent in %s", parent.Project, it.Project)
-		}
+	if err := t.checkParent(ctx, it); err != nil {
+		return err
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
+	_, err := t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
 		assignee, parent_id, progress, estimate_hours, blocked_reason, created_by, updated_by, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
@@ -138,6 +142,27 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		return err
 	}
 	return t.setLabels(ctx, it.ID, it.Labels)
+}
+
+// checkParent requires an item's parent to exist, in the same project.
+func (t *tx) checkParent(ctx context.Context, it *baton.Item) error {
+	if it.ParentID == "" {
+		return nil
+	}
+	parent, err := t.Item(ctx, it.ParentID)
+	if err != nil {
+		return err
+	}
+	if parent.ID == it.ID {
+		return baton.Errorf(baton.ErrInvalidInput, "%s cannot be its own parent", it.ID).
+			WithDetails("field", "parent_id", "constraint", "not_self").WithHint("choose another parent, or none")
+	}
+	if parent.Project != it.Project {
+		return baton.Errorf(baton.ErrInvalidInput, "parent %s belongs to project %s, not %s", parent.ID, parent.Project, it.Project).
+			WithDetails("field", "parent_id", "constraint", "same_project", "parent_project", parent.Project).
+			WithHint("create the sub-task in project %s, or choose a parent in %s", parent.Project, it.Project)
+	}
+	return nil
 }
 
 func nullString(s string) any {
@@ -228,6 +253,9 @@ func placeholders(n int) string {
 }
 
 func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
+	if err := t.checkParent(ctx, it); err != nil {
+		return err
+	}
 	res, err := t.q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
 		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, updated_by = ?, updated_at = ?
 		WHERE id = ?`,
@@ -242,16 +270,16 @@ func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 	return t.setLabels(ctx, it.ID, it.Labels)
 }
 
-// ftsQuery turns free text into an FTS5 query that cannot be malformed:
-// every word is quoted, matched as a prefix, and all words must match.
-func ftsQuery(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_' })
-	parts := make([]string, 0, len(words))
-	for _, w := range words {
-		parts = append(parts, `"`+w+`"*`)
-	}
-	return strings.Join(parts, " AND ")
+// searchWords splits free text into the words a search must match;
+// punctuation separates words and never reaches FTS5 syntax.
+func searchWords(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_' })
 }
+
+// wordMatch is the condition for one search word: a prefix of a written
+// word (items_words) or of a stemmed one (items_fts), in title or description.
+const wordMatch = `(rid IN (SELECT rowid FROM items_words WHERE items_words MATCH ?)
+	OR rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?))`
 
 func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage, error) {
 	var where []string
@@ -283,9 +311,12 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if f.CreatedBefore != nil {
 		where, args = append(where, "created_at < ?"), append(args, ms(*f.CreatedBefore))
 	}
-	if q := ftsQuery(f.Search); q != "" {
-		where, args = append(where, "rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)"), append(args, q)
-	} else if strings.TrimSpace(f.Search) != "" {
+	words := searchWords(f.Search)
+	for _, w := range words {
+		q := `"` + w + `"*`
+		where, args = append(where, wordMatch), append(args, q, q)
+	}
+	if len(words) == 0 && strings.TrimSpace(f.Search) != "" {
 		// Only punctuation: nothing can match a word.
 		return baton.ItemPage{Items: []*baton.Item{}}, nil
 	}
