@@ -112,10 +112,14 @@ type Item struct {
 	Progress      int
 	EstimateHours *float64
 	BlockedReason string
-	CreatedBy     string
-	UpdatedBy     string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	CloseReason   string
+	// ResumeStatus is where a parent blocked by its subtasks returns when
+	// the last of them is done; empty otherwise.
+	ResumeStatus Status
+	CreatedBy    string
+	UpdatedBy    string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // ItemSort names a sort key of ListItems.
@@ -158,9 +162,10 @@ type Readiness struct {
 	DependenciesUnmet int      // unfinished items this one depends on
 	OpenSubtasks      []string // unfinished children
 	WaitingOn         []string // ids of unfinished dependencies
+	Claim             *Claim   // the active claim, if any
 }
 
 // Ready reports whether nothing holds the item back.
 func (r Readiness) Ready() bool {
-	return r.Item.Status == StatusTodo && r.DependenciesUnmet == 0 && len(r.OpenSubtasks) == 0
+	return r.Item.Status == StatusTodo && r.DependenciesUnmet == 0 && len(r.OpenSubtasks) == 0 && r.Claim == nil
 }

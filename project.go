@@ -10,6 +10,7 @@ type Project struct {
 	Slug      string
 	Prefix    string
 	Name      string
+	Root      string // repository directory; docs/tickets/<ID>/ lives under it
 	CreatedAt time.Time
 }
 

@@ -31,6 +31,9 @@ type StoreInfo struct {
 type Tx interface {
 	ProjectTx
 	ItemTx
+	RecordTx
+	LearningTx
+	ClaimTx
 }
 
 // ProjectTx reads and writes projects.
@@ -59,8 +62,63 @@ type ItemTx interface {
 	// Dependencies returns the ids id depends on.
 	Dependencies(ctx context.Context, id string) ([]string, error)
 	// Queue returns the project's todo and blocked items with what holds
-	// each back, ordered by priority then age.
+	// each back (dependencies, subtasks, an active claim), ordered by
+	// priority then age.
 	Queue(ctx context.Context, project string) ([]Readiness, error)
+	// MoveItem moves an item to another project under a new id
+	// (PREFIX-SEQUENCE of the target); everything that refers to it follows.
+	MoveItem(ctx context.Context, id, toProject string) (*Item, error)
+}
+
+// RecordTx appends what agents record about items. Findings are immutable:
+// there is no way to change or delete one.
+type RecordTx interface {
+	AddFinding(ctx context.Context, f *Finding) error
+	// Findings returns an item's findings oldest first, or, when limit > 0,
+	// its latest limit findings newest first.
+	Findings(ctx context.Context, itemID string, limit int) ([]*Finding, error)
+	AddComment(ctx context.Context, c *Comment) error
+	Comments(ctx context.Context, itemID string) ([]*Comment, error)
+	// CreateRun stores a run with its events, numbering them from 1.
+	CreateRun(ctx context.Context, r *Run, events []RunEvent) error
+	// Runs returns an item's latest runs, newest first (all when limit <= 0).
+	Runs(ctx context.Context, itemID string, limit int) ([]*Run, error)
+	// RunEvents returns one page of matching events in run then stream
+	// order, and how many match in all.
+	RunEvents(ctx context.Context, f RunEventFilter) ([]RunEvent, int, error)
+	RecordTestHealth(ctx context.Context, h *TestHealth) error
+	// RecordCoverage stores the latest word on a file and concept.
+	RecordCoverage(ctx context.Context, c *Coverage) error
+}
+
+// LearningTx stores and searches learnings.
+type LearningTx interface {
+	// AddLearning stores l; a pattern that normalises like one already on
+	// the item is ERR_CONFLICT (type duplicate).
+	AddLearning(ctx context.Context, l *Learning) error
+	Learnings(ctx context.Context, itemID string) ([]*Learning, error)
+	SearchLearnings(ctx context.Context, q LearningQuery) ([]LearningHit, error)
+}
+
+// ClaimTx leases work items to agents.
+type ClaimTx interface {
+	// Claim leases an item to holder for ttl: ERR_CLAIMED if another agent
+	// holds an active claim; claiming again as the holder renews it. A todo
+	// item moves to in_progress and is assigned to the holder.
+	Claim(ctx context.Context, itemID, holder string, ttl time.Duration, now time.Time) (*Claim, error)
+	// ClaimNext claims the most urgent, oldest ready item matching f, or
+	// returns nil, nil when none is ready.
+	ClaimNext(ctx context.Context, holder string, f ClaimNextFilter, ttl time.Duration, now time.Time) (*Claim, *Item, error)
+	// RenewClaim extends the holder's active claim by its ttl.
+	RenewClaim(ctx context.Context, itemID, holder string, now time.Time) (*Claim, error)
+	// ReleaseClaim ends the holder's claim; an item the claim moved to
+	// in_progress goes back to todo.
+	ReleaseClaim(ctx context.Context, itemID, holder string, now time.Time) error
+	// ClaimOf returns the item's claim, active or lapsed, or nil.
+	ClaimOf(ctx context.Context, itemID string) (*Claim, error)
+	// ReapClaims ends every claim lapsed at now, returning their items to
+	// the queue, and reports how many it ended.
+	ReapClaims(ctx context.Context, now time.Time) (int, error)
 }
 
 // Clock tells time; tests replace it.

@@ -55,8 +55,11 @@ type App struct {
 	dbPath  string
 	agent   string
 	project string
-	started time.Time
-	store   baton.Store
+	// Session binding of baton mcp.
+	issueID, agentType, worktree string
+	claimTTL                     time.Duration
+	started                      time.Time
+	store                        baton.Store
 }
 
 // Run executes baton with args and returns the process exit code.
@@ -111,7 +114,8 @@ func (a *App) root() *cobra.Command {
 	pf.StringVar(&a.project, "project", a.env("BATON_PROJECT", ""), "default project slug (env BATON_PROJECT)")
 
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
-	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd()} {
+	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd(),
+		a.readyCmd(), a.runsCmd(), a.memoryCmd()} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
@@ -166,16 +170,21 @@ func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*to
 		return nil, err
 	}
 	return &tool.Env{
-		Store: s, Clock: a.Clock, Registry: reg,
-		Server: tool.ServerInfo{Version: a.Version, Mode: mode, Started: a.started},
-		Log:    slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Store: s, Clock: a.Clock, Registry: reg, DataDir: dirOf(s.Info(ctx).Path),
+		Server:   tool.ServerInfo{Version: a.Version, Mode: mode, Started: a.started},
+		ClaimTTL: a.claimTTL,
+		Log:      slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, nil
 }
+
+// dirOf is the directory baton keeps its files in: the database's.
+func dirOf(dbPath string) string { return filepath.Dir(dbPath) }
 
 func (a *App) principal(source baton.Source, defaultAgent string) baton.Principal {
 	agent := a.agent
 	if agent == "" {
 		agent = defaultAgent
 	}
-	return baton.Principal{Agent: agent, Project: a.project, Source: source}
+	return baton.Principal{Agent: agent, Project: a.project, Source: source, IssueID: a.issueID,
+		AgentType: a.agentType, Profile: a.agentType, WorktreePath: a.worktree}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/mcpserver"
+	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
 )
@@ -70,15 +71,17 @@ func (a *App) initCmd() *cobra.Command {
 
 // defaultProject fills in what init and a first start leave out: the slug
 // from the working directory, the prefix from the slug.
+// The working directory becomes the project's root, where move_issue finds
+// docs/tickets/.
 func defaultProject(slug, prefix string) *baton.Project {
+	wd, _ := os.Getwd()
 	if slug == "" {
-		wd, _ := os.Getwd()
 		slug = slugify(filepath.Base(wd))
 	}
 	if prefix == "" {
 		prefix = prefixFor(slug)
 	}
-	return &baton.Project{Slug: slug, Prefix: strings.ToUpper(prefix)}
+	return &baton.Project{Slug: slug, Prefix: strings.ToUpper(prefix), Root: wd}
 }
 
 // ensureProject gives an empty database its first project, so one command
@@ -188,6 +191,10 @@ func (a *App) mcpCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
+	cmd.Flags().StringVar(&a.issueID, "issue-id", "", "bind the session to this issue: issue tools default to it")
+	cmd.Flags().StringVar(&a.agentType, "agent-type", "", "the agent's profile (worker, researcher, judge, scanner, architect, planner, intake)")
+	cmd.Flags().StringVar(&a.worktree, "worktree-path", "", "the agent's assigned worktree, checked by verify_workspace")
+	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
 	return cmd
 }
 
@@ -195,7 +202,7 @@ func (a *App) serveCmd() *cobra.Command {
 	var addr string
 	var hosts []string
 	var readOnly bool
-	var grace time.Duration
+	var grace, reapEvery time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over Streamable HTTP at /mcp",
@@ -221,6 +228,9 @@ func (a *App) serveCmd() *cobra.Command {
 					WithHint("pick a free address with --addr, e.g. --addr 127.0.0.1:7421")}
 			}
 			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+			reapCtx, stopReaper := context.WithCancel(ctx)
+			defer stopReaper()
+			go (&orchestrator.Reaper{Store: f.Env.Store, Every: reapEvery, Clock: a.Clock, Log: f.Env.Log}).Run(reapCtx)
 			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbPath)
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
@@ -236,6 +246,8 @@ func (a *App) serveCmd() *cobra.Command {
 	cmd.Flags().StringSliceVar(&hosts, "allowed-host", nil, "extra host name accepted in Host/Origin headers (repeatable)")
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
+	cmd.Flags().DurationVar(&reapEvery, "reap-every", 10*time.Second, "how often lapsed claims return their work to the queue")
+	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
 	return cmd
 }
 

@@ -42,8 +42,8 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 	if p.CreatedAt.IsZero() {
 		p.CreatedAt = t.now().UTC()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, created_at) VALUES (?, ?, ?, ?)`,
-		p.Slug, p.Prefix, p.Name, ms(p.CreatedAt))
+	_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, created_at) VALUES (?, ?, ?, ?, ?)`,
+		p.Slug, p.Prefix, p.Name, p.Root, ms(p.CreatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "a project with slug %q or prefix %q already exists", p.Slug, p.Prefix).
 			WithType("duplicate").WithDetails("project", p.Slug, "prefix", p.Prefix).
@@ -55,8 +55,8 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
 	var p baton.Project
 	var created int64
-	err := t.q.QueryRowContext(ctx, `SELECT slug, prefix, name, created_at FROM projects WHERE slug = ?`, slug).
-		Scan(&p.Slug, &p.Prefix, &p.Name, &created)
+	err := t.q.QueryRowContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects WHERE slug = ?`, slug).
+		Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.ProjectNotFound(slug)
 	}
@@ -68,7 +68,7 @@ func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
 }
 
 func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT slug, prefix, name, created_at FROM projects ORDER BY slug`)
+	rows, err := t.q.QueryContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects ORDER BY slug`)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
 	for rows.Next() {
 		var p baton.Project
 		var created int64
-		if err := rows.Scan(&p.Slug, &p.Prefix, &p.Name, &created); err != nil {
+		if err := rows.Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created); err != nil {
 			return nil, err
 		}
 		p.CreatedAt = fromMS(created)
@@ -87,31 +87,14 @@ func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
 }
 
 func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
-	custom := it.ID != ""
-	for {
-		var seq int64
-		var prefix string
-		err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, it.Project).
-			Scan(&seq, &prefix)
-		if errors.Is(err, sql.ErrNoRows) {
-			return baton.ProjectNotFound(it.Project)
-		}
-		if err != nil {
-			return err
-		}
-		it.Sequence = seq
-		if custom {
-			break
-		}
-		// A custom id may already hold the next automatic one; skip it.
-		it.ID = fmt.Sprintf("%s-%d", prefix, seq)
-		var taken bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, it.ID).Scan(&taken); err != nil {
-			return err
-		}
-		if !taken {
-			break
-		}
+	var err error
+	if it.ID != "" {
+		it.Sequence, _, err = t.takeSequence(ctx, it.Project)
+	} else {
+		it.Sequence, it.ID, err = t.nextID(ctx, it.Project)
+	}
+	if err != nil {
+		return err
 	}
 	if it.CreatedAt.IsZero() {
 		it.CreatedAt = t.now().UTC()
@@ -128,11 +111,12 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 	if err := t.checkParent(ctx, it); err != nil {
 		return err
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
-		assignee, parent_id, progress, estimate_hours, blocked_reason, created_by, updated_by, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
+		assignee, parent_id, progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by,
+		created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
-		it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason,
+		it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus,
 		it.CreatedBy, it.UpdatedBy, ms(it.CreatedAt), ms(it.UpdatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "an item with id %q already exists", it.ID).
@@ -142,6 +126,36 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		return err
 	}
 	return t.setLabels(ctx, it.ID, it.Labels)
+}
+
+// takeSequence consumes the project's next sequence number.
+func (t *tx) takeSequence(ctx context.Context, project string) (int64, string, error) {
+	var seq int64
+	var prefix string
+	err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
+		Scan(&seq, &prefix)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", baton.ProjectNotFound(project)
+	}
+	return seq, prefix, err
+}
+
+// nextID allocates PREFIX-SEQUENCE, skipping numbers a custom id holds.
+func (t *tx) nextID(ctx context.Context, project string) (int64, string, error) {
+	for {
+		seq, prefix, err := t.takeSequence(ctx, project)
+		if err != nil {
+			return 0, "", err
+		}
+		id := fmt.Sprintf("%s-%d", prefix, seq)
+		var taken bool
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
+			return 0, "", err
+		}
+		if !taken {
+			return seq, id, nil
+		}
+	}
 }
 
 // checkParent requires an item's parent to exist, in the same project.
@@ -190,7 +204,7 @@ func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
 }
 
 const itemColumns = `id, project, sequence, title, description, kind, status, priority, assignee,
-	COALESCE(parent_id, ''), progress, estimate_hours, blocked_reason, created_by, updated_by, created_at, updated_at`
+	COALESCE(parent_id, ''), progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by, created_at, updated_at`
 
 // scanItem reads itemColumns, then any extra columns into extra.
 func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, error) {
@@ -198,7 +212,7 @@ func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, er
 	var est sql.NullFloat64
 	var created, updated int64
 	dest := append([]any{&it.ID, &it.Project, &it.Sequence, &it.Title, &it.Description, &it.Kind, &it.Status,
-		&it.Priority, &it.Assignee, &it.ParentID, &it.Progress, &est, &it.BlockedReason, &it.CreatedBy,
+		&it.Priority, &it.Assignee, &it.ParentID, &it.Progress, &est, &it.BlockedReason, &it.CloseReason, &it.ResumeStatus, &it.CreatedBy,
 		&it.UpdatedBy, &created, &updated}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -217,6 +231,9 @@ func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
 		return nil, baton.TaskNotFound(id)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := t.lapse(ctx, []*baton.Item{it}); err != nil {
 		return nil, err
 	}
 	return it, t.loadLabels(ctx, []*baton.Item{it})
@@ -252,22 +269,43 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
+// UpdateItem also enforces claims: see checkClaim.
 func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 	if err := t.checkParent(ctx, it); err != nil {
 		return err
 	}
+	if err := t.checkClaim(ctx, it); err != nil {
+		return err
+	}
 	res, err := t.q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
-		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, updated_by = ?, updated_at = ?
-		WHERE id = ?`,
+		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
+		updated_by = ?, updated_at = ? WHERE id = ?`,
 		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, nullString(it.ParentID), it.Progress,
-		it.EstimateHours, it.BlockedReason, it.UpdatedBy, ms(it.UpdatedAt), it.ID)
+		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, ms(it.UpdatedAt), it.ID)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return baton.TaskNotFound(it.ID)
 	}
-	return t.setLabels(ctx, it.ID, it.Labels)
+	if err := t.setLabels(ctx, it.ID, it.Labels); err != nil {
+		return err
+	}
+	if it.Status.Terminal() && it.ParentID != "" {
+		return t.resumeParent(ctx, it.ParentID, it.UpdatedAt)
+	}
+	return nil
+}
+
+// resumeParent returns a parent its subtasks blocked to the status it had,
+// once none of them is left unfinished; whichever vocabulary finished the
+// last one, the parent follows.
+func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) error {
+	_, err := t.q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
+		updated_at = ? WHERE id = ? AND status = 'blocked' AND resume_status != ''
+		AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))`,
+		ms(now), parentID)
+	return err
 }
 
 // searchWords splits free text into the words a search must match;
@@ -348,6 +386,9 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		page.Items = append(page.Items, it)
 	}
 	if err := rows.Err(); err != nil {
+		return page, err
+	}
+	if err := t.lapse(ctx, page.Items); err != nil {
 		return page, err
 	}
 	return page, t.loadLabels(ctx, page.Items)
@@ -451,13 +492,19 @@ func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error)
 
 func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
 	const sep = "\x1f"
+	now := ms(t.now())
+	// An item a lapsed claim moved to in_progress is back in the queue
+	// already, even before the reaper has written it back to todo.
 	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+`,
 		(SELECT group_concat(d.depends_on, char(31)) FROM item_deps d JOIN items x ON x.id = d.depends_on
 			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
 		(SELECT group_concat(c.id, char(31)) FROM items c
-			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))
-		FROM items WHERE project = ? AND status IN ('todo', 'blocked')
-		ORDER BY priority ASC, created_at ASC, rid ASC`, project)
+			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled')),
+		k.holder, k.token, k.claimed_at, k.expires_at, k.prev_status
+		FROM items LEFT JOIN claims k ON k.item_id = items.id
+		WHERE project = ? AND (status IN ('todo', 'blocked')
+			OR (status = 'in_progress' AND k.prev_status = 'todo' AND k.expires_at <= ?))
+		ORDER BY priority ASC, created_at ASC, rid ASC`, project, now)
 	if err != nil {
 		return nil, err
 	}
@@ -465,13 +512,24 @@ func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, erro
 	var out []baton.Readiness
 	var items []*baton.Item
 	for rows.Next() {
-		var deps, kids sql.NullString
-		it, err := scanItem(rows, &deps, &kids)
+		var deps, kids, holder, prev sql.NullString
+		var token, claimed, expires sql.NullInt64
+		it, err := scanItem(rows, &deps, &kids, &holder, &token, &claimed, &expires, &prev)
 		if err != nil {
 			return nil, err
 		}
 		r := baton.Readiness{Item: it, WaitingOn: split(deps.String, sep), OpenSubtasks: split(kids.String, sep)}
 		r.DependenciesUnmet = len(r.WaitingOn)
+		switch {
+		case holder.Valid && expires.Int64 > now:
+			r.Claim = &baton.Claim{ItemID: it.ID, Holder: holder.String, Token: token.Int64,
+				ClaimedAt: fromMS(claimed.Int64), ExpiresAt: fromMS(expires.Int64)}
+		case holder.Valid && it.Status == baton.StatusInProgress:
+			it.Status = baton.StatusTodo
+			if it.Assignee == holder.String {
+				it.Assignee = ""
+			}
+		}
 		out = append(out, r)
 		items = append(items, it)
 	}
@@ -479,6 +537,44 @@ func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, erro
 		return nil, err
 	}
 	return out, t.loadLabels(ctx, items)
+}
+
+// MoveItem re-numbers an item, and its subtasks with it, into another
+// project; labels, dependencies, findings and the rest follow the new id
+// through ON UPDATE CASCADE.
+func (t *tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, error) {
+	it, err := t.Item(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.Project(ctx, toProject); err != nil {
+		return nil, err
+	}
+	if it.Project == toProject {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%s is already in project %s", id, toProject).
+			WithDetails("field", "target_project_id", "constraint", "different_project").
+			WithHint("name another project")
+	}
+	kids, err := t.Children(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	seq, newID, err := t.nextID(ctx, toProject)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
+		return nil, err
+	}
+	if _, err := t.q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		if _, err := t.MoveItem(ctx, k, toProject); err != nil {
+			return nil, err
+		}
+	}
+	return t.Item(ctx, newID)
 }
 
 func split(s, sep string) []string {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -72,6 +73,21 @@ type Env struct {
 	Registry *Registry
 	Server   ServerInfo
 	Log      *slog.Logger
+	// DataDir holds baton's files beside the database (agent memory).
+	DataDir string
+	// WorkDir is the agent's working directory; empty means the process's.
+	WorkDir string
+	// ClaimTTL is the lease a claim gets unless the call asks for another;
+	// zero means baton.DefaultClaimTTL.
+	ClaimTTL time.Duration
+}
+
+// Getwd returns the agent's working directory.
+func (e *Env) Getwd() (string, error) {
+	if e.WorkDir != "" {
+		return e.WorkDir, nil
+	}
+	return os.Getwd()
 }
 
 // ServerInfo describes the running server for health reports.

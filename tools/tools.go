@@ -4,6 +4,9 @@ package tools
 
 import (
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/beads"
+	"github.com/baton-dev/baton/tools/claims"
+	"github.com/baton-dev/baton/tools/issues"
 	"github.com/baton-dev/baton/tools/system"
 	"github.com/baton-dev/baton/tools/tasks"
 )
@@ -18,6 +21,31 @@ func All() []tool.Tool {
 		tasks.Update,
 		tasks.List,
 		tasks.NextActions,
+		issues.GetIssue,
+		issues.GetIssueStatus,
+		issues.UpdateIssueStatus,
+		issues.AddFinding,
+		issues.AddLearning,
+		issues.AddComment,
+		issues.CreateIssue,
+		issues.CreateSubtask,
+		issues.ListIssues,
+		issues.SearchLearnings,
+		issues.MoveIssue,
+		issues.VerifyWorkspace,
+		issues.RecordTestHealth,
+		issues.RecordCoverage,
+		issues.UpdateMemory,
+		issues.QueryRunEvents,
+		beads.CreateBead,
+		beads.UpdateBead,
+		beads.CloseBead,
+		beads.ListBeads,
+		beads.ShowBead,
+		claims.ClaimItem,
+		claims.ClaimNext,
+		claims.RenewClaim,
+		claims.ReleaseClaim,
 	}
 }
 

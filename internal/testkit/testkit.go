@@ -37,7 +37,8 @@ type Kit struct {
 func New(t testing.TB) *Kit {
 	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "baton.db")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "baton.db")
 	s, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -51,7 +52,8 @@ func New(t testing.TB) *Kit {
 	reg := tools.Registry()
 	return &Kit{
 		T: t, Store: s, Registry: reg, DBPath: path,
-		Env:       &tool.Env{Store: s, Registry: reg, Server: tool.ServerInfo{Version: "test", Mode: "TEST", Started: time.Now()}},
+		Env: &tool.Env{Store: s, Registry: reg, DataDir: dir, WorkDir: dir,
+			Server: tool.ServerInfo{Version: "test", Mode: "TEST", Started: time.Now()}},
 		Principal: baton.Principal{Agent: "agent-alice", Source: baton.SourceTest},
 	}
 }

@@ -20,7 +20,7 @@ CREATE TABLE items (
     status         TEXT NOT NULL,
     priority       INTEGER NOT NULL,
     assignee       TEXT NOT NULL DEFAULT '',
-    parent_id      TEXT REFERENCES items(id),
+    parent_id      TEXT REFERENCES items(id) ON UPDATE CASCADE,
     progress       INTEGER NOT NULL DEFAULT 0,
     estimate_hours REAL,
     blocked_reason TEXT NOT NULL DEFAULT '',
@@ -36,7 +36,7 @@ CREATE INDEX items_created ON items (project, created_at);
 CREATE INDEX items_parent ON items (parent_id);
 
 CREATE TABLE item_labels (
-    item_id  TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    item_id  TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE ON UPDATE CASCADE,
     label    TEXT NOT NULL,
     position INTEGER NOT NULL,
     PRIMARY KEY (item_id, label)
@@ -44,8 +44,8 @@ CREATE TABLE item_labels (
 CREATE INDEX item_labels_label ON item_labels (label, item_id);
 
 CREATE TABLE item_deps (
-    item_id    TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-    depends_on TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    item_id    TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    depends_on TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE ON UPDATE CASCADE,
     PRIMARY KEY (item_id, depends_on)
 );
 CREATE INDEX item_deps_reverse ON item_deps (depends_on);

@@ -4,7 +4,6 @@
 package tasks
 
 import (
-	"context"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -83,29 +82,3 @@ var (
 	taskIDRule      = tool.Length(1, 128)
 	projectRule     = tool.Length(1, 63)
 )
-
-// resolveProject picks the project a call means: the one named, else the
-// session's, else the only one there is.
-func resolveProject(ctx context.Context, c *tool.Call, named string) (*baton.Project, error) {
-	slug := named
-	if slug == "" {
-		slug = c.Principal.Project
-	}
-	if slug != "" {
-		return c.Tx.Project(ctx, slug)
-	}
-	all, err := c.Tx.Projects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(all) == 1 {
-		return all[0], nil
-	}
-	names := make([]string, len(all))
-	for i, p := range all {
-		names[i] = p.Slug
-	}
-	return nil, baton.Errorf(baton.ErrInvalidInput, "project is required: this session has no default project and there are %d projects", len(all)).
-		WithDetails("field", "project", "constraint", "required", "projects", names).
-		WithHint("pass project, or start baton with --project SLUG")
-}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/memory"
+	"github.com/baton-dev/baton/runs"
+	"github.com/spf13/cobra"
+)
+
+// runsCmd is `baton runs ingest`: where the runs that get_issue_status and
+// query_run_events report come from.
+func (a *App) runsCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "runs", Short: "Record agent runs", Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
+	var issue string
+	ingest := &cobra.Command{
+		Use:   "ingest --issue ID < stream.jsonl",
+		Short: "Record a run from an agent's stream-json output on stdin",
+		Long: "ingest reads an agent's stream-json output (claude -p --output-format stream-json --verbose) from stdin\n" +
+			"and records the run (status, error, cost, duration) and its events on the issue. The run's agent is --agent.",
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if issue == "" {
+				return usageError("--issue is required")
+			}
+			ctx := c.Context()
+			s, err := a.openStore(ctx)
+			if err != nil {
+				return a.fail(err)
+			}
+			now := time.Now().UTC()
+			if a.Clock != nil {
+				now = a.Clock().UTC()
+			}
+			p, err := runs.Parse(a.Stdin, now)
+			if err != nil {
+				return a.fail(err)
+			}
+			p.Run.ItemID, p.Run.Agent, p.Run.EndedAt = issue, a.principal(baton.SourceCLI, "user").Agent, now
+			if err := s.Update(ctx, func(tx baton.Tx) error { return tx.CreateRun(ctx, &p.Run, p.Events) }); err != nil {
+				return a.fail(err)
+			}
+			r := p.Run
+			fmt.Fprintf(a.Stdout, "recorded run %s on %s: %s, %d events, $%.4f, %s\n", r.ID, issue, r.Status, r.EventCount,
+				r.CostUSD, time.Duration(r.DurationMS)*time.Millisecond)
+			if r.Error != "" {
+				fmt.Fprintf(a.Stdout, "error: %s\n", r.Error)
+			}
+			if p.Skipped > 0 {
+				fmt.Fprintf(a.Stderr, "baton: skipped %d lines that were not JSON objects\n", p.Skipped)
+			}
+			return nil
+		},
+	}
+	ingest.Flags().StringVar(&issue, "issue", "", "the issue the run worked on (required)")
+	cmd.AddCommand(ingest)
+	return cmd
+}
+
+// memoryCmd is `baton memory show`: an agent's memory as it goes into its
+// prompt.
+func (a *App) memoryCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "memory", Short: "Read agents' memory", Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
+	var profile string
+	show := &cobra.Command{
+		Use:   "show --profile P [--project S]",
+		Short: "Print a profile's memory (global, then the project's) for prompt injection",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if profile == "" {
+				return usageError("--profile is required")
+			}
+			s, err := a.openStore(c.Context())
+			if err != nil {
+				return a.fail(err)
+			}
+			dataDir := dirOf(s.Info(c.Context()).Path)
+			out, err := memory.Show(dataDir, a.project, profile)
+			if err != nil {
+				return a.fail(err)
+			}
+			fmt.Fprint(a.Stdout, out)
+			return nil
+		},
+	}
+	show.Flags().StringVar(&profile, "profile", "", "agent profile, e.g. worker (required)")
+	cmd.AddCommand(show)
+	return cmd
+}
+
+// readyCmd is `baton ready`: the queue agents claim from.
+func (a *App) readyCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "ready",
+		Short: "Print the ready queue (todo, unblocked, unclaimed) as a table",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			s, err := a.openStore(ctx)
+			if err != nil {
+				return a.fail(err)
+			}
+			var queue []baton.Readiness
+			var project string
+			err = s.View(ctx, func(tx baton.Tx) error {
+				slug := a.project
+				if slug == "" {
+					ps, err := tx.Projects(ctx)
+					if err != nil {
+						return err
+					}
+					if len(ps) != 1 {
+						return baton.Errorf(baton.ErrInvalidInput, "there are %d projects: say which with --project", len(ps)).
+							WithDetails("field", "project", "constraint", "required")
+					}
+					slug = ps[0].Slug
+				} else if _, err := tx.Project(ctx, slug); err != nil {
+					return err
+				}
+				project = slug
+				queue, err = tx.Queue(ctx, slug)
+				return err
+			})
+			if err != nil {
+				return a.fail(err)
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPRIORITY\tKIND\tTITLE\tASSIGNEE\tLABELS")
+			n := 0
+			for _, r := range queue {
+				if !r.Ready() {
+					continue
+				}
+				n++
+				it := r.Item
+				fmt.Fprintf(tw, "%s\tP%d\t%s\t%s\t%s\t%s\n", it.ID, it.Priority, it.Kind, it.Title, it.Assignee, strings.Join(it.Labels, ","))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.Stdout, "%d ready in %s\n", n, project)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,127 @@
+// Package memory stores agents' private memory files: markdown notes an
+// agent keeps for its own future runs, per profile, per project or global,
+// injected into its prompt on every run.
+package memory
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/baton-dev/baton"
+)
+
+// MaxContent is the largest memory file, in characters.
+const MaxContent = 10000
+
+// FilenamePattern is the only shape a memory file name may have, so no
+// name can reach outside its directory.
+var FilenamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+\.md$`)
+
+var segment = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// GlobalDir is the directory name of memory that applies to every project.
+const GlobalDir = "_global"
+
+// Dir is where one profile's memory of one scope lives: project == ""
+// means global.
+func Dir(dataDir, project, profile string) (string, error) {
+	if !segment.MatchString(profile) {
+		return "", baton.Errorf(baton.ErrInvalidInput, "profile %q cannot name a memory directory", profile).
+			WithDetails("field", "profile", "constraint", "pattern").
+			WithHint("use a profile of letters, digits, '-' or '_' (start baton mcp with --agent-type)")
+	}
+	scope := GlobalDir
+	if project != "" {
+		if !segment.MatchString(project) || project == GlobalDir {
+			return "", baton.Errorf(baton.ErrInvalidInput, "project %q cannot name a memory directory", project).
+				WithDetails("field", "project", "constraint", "pattern")
+		}
+		scope = project
+	}
+	return filepath.Join(dataDir, "memory", scope, profile), nil
+}
+
+// Write replaces one memory file atomically: readers see the old file or
+// the new one, never a part.
+func Write(dataDir, project, profile, filename, content string) (string, error) {
+	if !FilenamePattern.MatchString(filename) {
+		return "", baton.Errorf(baton.ErrInvalidInput, "filename %q is not allowed", filename).
+			WithDetails("field", "filename", "constraint", "pattern", "pattern", FilenamePattern.String()).
+			WithHint("use letters, digits, '-' and '_' ending in .md, e.g. codebase-notes.md")
+	}
+	if n := len([]rune(content)); n > MaxContent {
+		return "", baton.Errorf(baton.ErrInvalidInput, "content must be at most %d characters (got %d)", MaxContent, n).
+			WithDetails("field", "content", "constraint", "maxLength", "limit", MaxContent)
+	}
+	dir, err := Dir(dataDir, project, profile)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filename+".*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, filename)
+	return path, os.Rename(tmp.Name(), path)
+}
+
+// Show renders a profile's memory for a prompt: global files first, then
+// the project's, each under a heading naming it, files in name order.
+func Show(dataDir, project, profile string) (string, error) {
+	var b strings.Builder
+	scopes := []string{""}
+	if project != "" {
+		scopes = append(scopes, project)
+	}
+	for _, scope := range scopes {
+		dir, err := Dir(dataDir, scope, profile)
+		if err != nil {
+			return "", err
+		}
+		entries, err := os.ReadDir(dir)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		names := []string{}
+		for _, e := range entries {
+			if !e.IsDir() && FilenamePattern.MatchString(e.Name()) {
+				names = append(names, e.Name())
+			}
+		}
+		slices.Sort(names)
+		label := "global"
+		if scope != "" {
+			label = "project " + scope
+		}
+		for _, n := range names {
+			body, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "## Memory: %s (%s)\n\n%s\n\n", n, label, strings.TrimRight(string(body), "\n"))
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,253 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/baton-dev/baton"
+)
+
+// Search ranking of Symphony's search_learnings: 50% BM25, 30% field
+// priority, 20% quality score, each scaled to 0..1.
+const (
+	weightBM25    = 0.5
+	weightField   = 0.3
+	weightQuality = 0.2
+
+	priorityPattern   = 1.0
+	priorityContext   = 0.6
+	priorityAppliesTo = 0.3
+
+	defaultLearningLimit = 50
+)
+
+// AddLearning stores l on an existing item, assigning its id (L-N) and,
+// when unset, its project (the item's) and creation time. A pattern that
+// normalises like one already on the item is a duplicate; the same pattern
+// on another item is not, since each item records what it taught.
+func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
+	it, err := t.Item(ctx, l.ItemID)
+	if err != nil {
+		return err
+	}
+	if l.Project == "" {
+		l.Project = it.Project
+	} else if l.Project != it.Project {
+		// The foreign key would catch an unknown project, but only as an
+		// opaque constraint error.
+		if _, err := t.Project(ctx, l.Project); err != nil {
+			return err
+		}
+	}
+	normalized := baton.NormalizePattern(l.Pattern)
+	var existing string
+	err = t.q.QueryRowContext(ctx, `SELECT id FROM learnings WHERE item_id = ? AND normalized = ?`, l.ItemID, normalized).
+		Scan(&existing)
+	if err == nil {
+		return duplicateLearning(l.ItemID, existing)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	id, err := t.nextRecordID(ctx, "learnings", "L")
+	if err != nil {
+		return err
+	}
+	if l.CreatedAt.IsZero() {
+		l.CreatedAt = t.now().UTC()
+	}
+	if l.AppliesTo == nil {
+		l.AppliesTo = []string{}
+	}
+	var rid int64
+	err = t.q.QueryRowContext(ctx, `INSERT INTO learnings (id, item_id, project, pattern, normalized, context, applies_to,
+		learning_type, quality_score, verified, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
+		id, l.ItemID, l.Project, l.Pattern, normalized, l.Context, jsonList(l.AppliesTo),
+		l.Type, l.QualityScore, l.Verified, l.CreatedBy, ms(l.CreatedAt)).Scan(&rid)
+	if isUnique(err) {
+		// The check above runs in this write transaction, so only a race
+		// the single writer rules out could land here; answer the same way.
+		return duplicateLearning(l.ItemID, "")
+	}
+	if err != nil {
+		return err
+	}
+	// learnings_fts is contentless: it keeps only the index, keyed by the
+	// learning's rid, so search joins back to learnings for the text.
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO learnings_fts (rowid, pattern, context, applies_to) VALUES (?, ?, ?, ?)`,
+		rid, l.Pattern, l.Context, strings.Join(l.AppliesTo, " ")); err != nil {
+		return err
+	}
+	l.ID = id
+	return nil
+}
+
+func duplicateLearning(itemID, existing string) *baton.Error {
+	e := baton.Errorf(baton.ErrConflict, "%s already has a learning with this pattern", itemID).
+		WithType("duplicate").WithDetails("field", "pattern")
+	if existing != "" {
+		e.Message = fmt.Sprintf("%s already has this learning as %s (patterns match ignoring case, punctuation and spacing)", itemID, existing)
+		e.WithDetails("existing_id", existing)
+	}
+	return e.WithHint("the learning is already recorded; add a learning only for a genuinely different pattern")
+}
+
+const learningColumns = `l.rid, l.id, l.item_id, l.project, l.pattern, l.context, l.applies_to, l.learning_type,
+	l.quality_score, l.verified, l.created_by, l.created_at`
+
+// scanLearning reads learningColumns, then any extra columns into extra,
+// and returns the learning with its rid.
+func scanLearning(sc interface{ Scan(...any) error }, extra ...any) (*baton.Learning, int64, error) {
+	var l baton.Learning
+	var rid, created int64
+	var appliesTo string
+	dest := append([]any{&rid, &l.ID, &l.ItemID, &l.Project, &l.Pattern, &l.Context, &appliesTo, &l.Type,
+		&l.QualityScore, &l.Verified, &l.CreatedBy, &created}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return nil, 0, err
+	}
+	var err error
+	if l.AppliesTo, err = parseList(appliesTo); err != nil {
+		return nil, 0, fmt.Errorf("learning %s: applies_to: %w", l.ID, err)
+	}
+	l.CreatedAt = fromMS(created)
+	return &l, rid, nil
+}
+
+// Learnings returns an item's learnings oldest first (none for an unknown item).
+func (t *tx) Learnings(ctx context.Context, itemID string) ([]*baton.Learning, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.item_id = ? ORDER BY l.rid`, itemID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*baton.Learning{}
+	for rows.Next() {
+		l, _, err := scanLearning(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// SearchLearnings ranks the learnings matching q.Text. Every word of the
+// text is a stemmed prefix ("migrat" finds "migration", "running" finds
+// "runs") and any word may match, so recall is high and documents matching
+// more words rank higher through BM25.
+//
+// Scope: the learnings of q.Project (every project when empty), or, with
+// CrossProject, of every project except q.Project. Learnings below
+// MinQualityScore are dropped unless verified.
+//
+// Rank = 0.5*BM25 + 0.3*field priority + 0.2*quality/100. BM25 is scaled
+// within the candidates (scope and quality filters applied, before the
+// limit, so the limit never changes a score): best 1, worst 0, and 1 for
+// all when they score alike. Field priority is that of the best field the
+// text matches: pattern 1, context 0.6, applies_to 0.3. Equal ranks go to
+// the older learning (lower rid), so results are stable across calls.
+func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]baton.LearningHit, error) {
+	words := searchWords(q.Text)
+	if len(words) == 0 {
+		return []baton.LearningHit{}, nil
+	}
+	terms := make([]string, len(words))
+	for i, w := range words {
+		// searchWords leaves letters, digits and '_' only, so quoting
+		// cannot be broken out of.
+		terms[i] = `"` + w + `"*`
+	}
+	expr := strings.Join(terms, " OR ")
+	// Column filters tell which field matched: FTS5 has no auxiliary
+	// function for that on a contentless table.
+	args := []any{"{pattern} : (" + expr + ")", "{context} : (" + expr + ")", expr, q.MinQualityScore}
+	where := `learnings_fts MATCH ? AND (l.quality_score >= ? OR l.verified = 1)`
+	switch {
+	case q.Project == "":
+	case q.CrossProject:
+		where, args = where+` AND l.project <> ?`, append(args, q.Project)
+	default:
+		where, args = where+` AND l.project = ?`, append(args, q.Project)
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+`, bm25(learnings_fts),
+		l.rid IN (SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?),
+		l.rid IN (SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?)
+		FROM learnings_fts JOIN learnings l ON l.rid = learnings_fts.rowid
+		WHERE `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type candidate struct {
+		hit  baton.LearningHit
+		rid  int64
+		bm25 float64
+	}
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		var inPattern, inContext bool
+		l, rid, err := scanLearning(rows, &c.bm25, &inPattern, &inContext)
+		if err != nil {
+			return nil, err
+		}
+		c.rid, c.hit.Learning = rid, l
+		switch {
+		case inPattern:
+			c.hit.MatchedField, c.hit.FieldPriority = "pattern", priorityPattern
+		case inContext:
+			c.hit.MatchedField, c.hit.FieldPriority = "context", priorityContext
+		default:
+			c.hit.MatchedField, c.hit.FieldPriority = "applies_to", priorityAppliesTo
+		}
+		cands = append(cands, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// FTS5's bm25() is negative, lower is better.
+	best, worst := 0.0, 0.0
+	for i, c := range cands {
+		if i == 0 || c.bm25 < best {
+			best = c.bm25
+		}
+		if i == 0 || c.bm25 > worst {
+			worst = c.bm25
+		}
+	}
+	for i := range cands {
+		c := &cands[i]
+		c.hit.BM25 = 1
+		if worst > best {
+			c.hit.BM25 = (worst - c.bm25) / (worst - best)
+		}
+		// Scores outside 0..100 must not outweigh relevance.
+		quality := float64(min(max(c.hit.Learning.QualityScore, 0), 100)) / 100
+		c.hit.Rank = weightBM25*c.hit.BM25 + weightField*c.hit.FieldPriority + weightQuality*quality
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		switch {
+		case a.hit.Rank > b.hit.Rank:
+			return -1
+		case a.hit.Rank < b.hit.Rank:
+			return 1
+		}
+		return cmp.Compare(a.rid, b.rid)
+	})
+	limit := q.Limit
+	if limit <= 0 {
+		limit = defaultLearningLimit
+	}
+	out := make([]baton.LearningHit, 0, min(limit, len(cands)))
+	for _, c := range cands[:min(limit, len(cands))] {
+		out = append(out, c.hit)
+	}
+	return out, nil
+}

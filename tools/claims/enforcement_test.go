@@ -1,0 +1,86 @@
+package claims_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton"
+)
+
+// TestHolderActivityRenews: the holder's own task updates keep the lease
+// alive, so an agent that keeps working never loses its claim.
+func TestHolderActivityRenews(t *testing.T) {
+	k, clk := newKit(t)
+	id := task(k, nil)
+	claim(k, id, 60)
+	for range 3 {
+		now := clk.advance(50 * time.Second)
+		update(k, id, map[string]any{"progress": 10})
+		if c := claimOf(k, id); c == nil || !c.ExpiresAt.Equal(now.Add(60*time.Second)) {
+			t.Fatalf("after the holder's update at %s the claim is %+v, want expiry %s", now, c, now.Add(60*time.Second))
+		}
+	}
+	// 150s after claiming with a 60s ttl, the lease still holds.
+	fail(k.As("agent-bob"), "claim_item", map[string]any{"item_id": id}, baton.ErrClaimed)
+	if out := claim(k, id, 60); num(t, out["token"]) != 1 {
+		t.Errorf("token = %v, want the original claim", out["token"])
+	}
+}
+
+func TestUpdateByAnotherRefused(t *testing.T) {
+	k, _ := newKit(t)
+	id := task(k, nil)
+	claim(k, id, 0)
+	bob := k.As("agent-bob")
+	for _, args := range []map[string]any{
+		{"progress": 40},
+		{"status": "review"},
+		{"status": "cancelled"},
+		{"assignee": "agent-bob"},
+	} {
+		a := map[string]any{"task_id": id}
+		for key, v := range args {
+			a[key] = v
+		}
+		e := fail(bob, "task_update", a, baton.ErrClaimed)
+		if e.Details["holder"] != "agent-alice" || !strings.Contains(e.Message, "agent-alice") {
+			t.Errorf("task_update %v by bob: %v / %q, want the holder agent-alice named", args, e.Details, e.Message)
+		}
+	}
+	got := get(k, id)
+	if got["status"] != "in_progress" || got["assignee"] != "agent-alice" || num(t, got["progress"]) != 0 {
+		t.Errorf("refused updates changed the task: %v", got)
+	}
+}
+
+func TestFinishingClearsClaim(t *testing.T) {
+	k, _ := newKit(t)
+	done := task(k, nil)
+	claim(k, done, 0)
+	update(k, done, map[string]any{"status": "review"})
+	if claimOf(k, done) == nil {
+		t.Fatal("moving to review ended the claim; only done or cancelled should")
+	}
+	update(k, done, map[string]any{"status": "done"})
+	if c := claimOf(k, done); c != nil {
+		t.Errorf("claim after done = %+v, want none", c)
+	}
+
+	cancelled := task(k, nil)
+	claim(k, cancelled, 0)
+	update(k, cancelled, map[string]any{"status": "cancelled"})
+	if c := claimOf(k, cancelled); c != nil {
+		t.Errorf("claim after cancelled = %+v, want none", c)
+	}
+	fail(k, "release_claim", map[string]any{"item_id": done}, baton.ErrNotFound)
+}
+
+// TestUnclaimedItemsStayOpen: claims are opt-in; without one anyone may
+// update an item as before.
+func TestUnclaimedItemsStayOpen(t *testing.T) {
+	k, _ := newKit(t)
+	id := task(k, nil)
+	update(k.As("agent-bob"), id, map[string]any{"progress": 5})
+	update(k.As("agent-carol"), id, map[string]any{"progress": 6})
+}

@@ -1,0 +1,66 @@
+package issues
+
+import (
+	"context"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/memory"
+	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/session"
+)
+
+type memoryIn struct {
+	Scope    string `json:"scope" jsonschema:"project (specific to this project) or global (applies across all projects)."`
+	Filename string `json:"filename" jsonschema:"Memory file name (e.g., codebase-notes.md). Must end in .md. Alphanumeric, hyphens, and underscores only."`
+	Content  string `json:"content" jsonschema:"Full content to write. Overwrites existing file. Max 10,000 characters."`
+}
+
+type memoryOut struct {
+	Path     string `json:"path" jsonschema:"Where the file was written."`
+	Scope    string `json:"scope" jsonschema:"project or global."`
+	Filename string `json:"filename" jsonschema:"The file name."`
+	Profile  string `json:"profile" jsonschema:"The agent profile the memory belongs to."`
+	Chars    int    `json:"chars" jsonschema:"Characters written."`
+}
+
+// UpdateMemory is update_memory.
+var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
+	Name:    "update_memory",
+	Toolset: Toolset,
+	Description: "Persist knowledge for your profile's future runs. Unlike add_learning (issue-scoped, shared), memory is private " +
+		"to the agent's profile and injected into its prompt on every run. The file is replaced atomically.",
+	Profiles: tool.Profiles,
+	Input: tool.Rules{
+		"scope":    tool.Enum("project", "global"),
+		"filename": tool.Field{Pattern: memory.FilenamePattern.String()},
+		"content":  tool.MaxLen(memory.MaxContent),
+	},
+	Execute: func(ctx context.Context, c *tool.Call, in memoryIn) (memoryOut, error) {
+		profile := c.Principal.Profile
+		if profile == "" {
+			profile = c.Principal.AgentType
+		}
+		if profile == "" {
+			return memoryOut{}, baton.Errorf(baton.ErrInvalidInput, "this session has no agent profile, so its memory has no place").
+				WithDetails("field", "profile", "constraint", "required").
+				WithHint("start baton mcp with --agent-type (worker, researcher, ...)")
+		}
+		if c.Env.DataDir == "" {
+			return memoryOut{}, baton.Errorf(baton.ErrInitFailed, "baton has no data directory for memory files").
+				WithHint("start baton with a database file (--db); memory lives beside it")
+		}
+		project := ""
+		if in.Scope == "project" {
+			p, err := session.Project(ctx, c, "")
+			if err != nil {
+				return memoryOut{}, err
+			}
+			project = p.Slug
+		}
+		path, err := memory.Write(c.Env.DataDir, project, profile, in.Filename, in.Content)
+		if err != nil {
+			return memoryOut{}, err
+		}
+		return memoryOut{Path: path, Scope: in.Scope, Filename: in.Filename, Profile: profile, Chars: len([]rune(in.Content))}, nil
+	},
+})
