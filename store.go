@@ -59,6 +59,8 @@ type ItemTx interface {
 	// AddDependency records that id cannot start before dependsOn is done;
 	// a cycle gives ERR_CIRCULAR_DEPENDENCY with the cycle in details.
 	AddDependency(ctx context.Context, id, dependsOn string) error
+	// RemoveDependency drops the dependency; an absent one is ERR_NOT_FOUND.
+	RemoveDependency(ctx context.Context, id, dependsOn string) error
 	// Dependencies returns the ids id depends on.
 	Dependencies(ctx context.Context, id string) ([]string, error)
 	// Queue returns the project's todo and blocked items with what holds

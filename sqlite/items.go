@@ -461,6 +461,19 @@ func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
 	return err
 }
 
+func (t *tx) RemoveDependency(ctx context.Context, id, dependsOn string) error {
+	res, err := t.q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return baton.Errorf(baton.ErrNotFound, "%s does not depend on %s", id, dependsOn).
+			WithDetails("task_id", id, "depends_on", dependsOn).
+			WithHint("get_issue lists what an issue depends on")
+	}
+	return nil
+}
+
 // pathBetween returns a dependency path from -> ... -> to, or nil.
 func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error) {
 	prev := map[string]string{from: ""}

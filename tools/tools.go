@@ -37,6 +37,8 @@ func All() []tool.Tool {
 		issues.RecordCoverage,
 		issues.UpdateMemory,
 		issues.QueryRunEvents,
+		issues.AddDependency,
+		issues.RemoveDependency,
 		beads.CreateBead,
 		beads.UpdateBead,
 		beads.CloseBead,
