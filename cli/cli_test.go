@@ -228,3 +228,39 @@ func TestFirstStartCreatesProject(t *testing.T) {
 		t.Fatal(".baton/.gitignore not written")
 	}
 }
+
+// TestRunsIngestReadyAndMemory: the commands around the tools that have no
+// tool of their own.
+func TestRunsIngestReadyAndMemory(t *testing.T) {
+	env := newDB(t)
+	baton(t, env, "tasks", "task_create", "--title", "Ship it", "--project", "colibri")
+	baton(t, env, "tasks", "task_update", "--task-id", "COL-1", "--status", "todo")
+	if r := baton(t, env, "ready"); r.code != 0 || !strings.Contains(r.stdout, "COL-1") || !strings.Contains(r.stdout, "1 ready in colibri") {
+		t.Fatalf("ready = %+v", r)
+	}
+	stream := `{"type":"system","subtype":"init","model":"m"}
+{"type":"result","subtype":"error_max_turns","is_error":true,"duration_ms":1000,"total_cost_usd":0.25}
+`
+	var out, errb bytes.Buffer
+	app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(stream), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }}
+	if code := app.Run(context.Background(), []string{"--agent", "agent-w", "runs", "ingest", "--issue", "COL-1"}); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "recorded run R-1 on COL-1: failed, 2 events, $0.2500") {
+		t.Fatalf("ingest said %q", out.String())
+	}
+	r := baton(t, env, "issues", "get_issue_status", "--issue-id", "COL-1", "--json")
+	if !strings.Contains(r.stdout, `"status":"failed","error":"error_max_turns","cost":0.25`) || !strings.Contains(r.stdout, `"agent":"agent-w"`) {
+		t.Fatalf("get_issue_status = %s", r.stdout)
+	}
+	if r := baton(t, env, "runs", "ingest"); r.code != cli.ExitUsage {
+		t.Fatalf("ingest without --issue = %+v", r)
+	}
+	if r := baton(t, env, "memory", "show"); r.code != cli.ExitUsage {
+		t.Fatalf("memory show without --profile = %+v", r)
+	}
+	if r := baton(t, env, "memory", "show", "--profile", "worker"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("empty memory = %+v", r)
+	}
+}
