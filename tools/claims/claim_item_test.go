@@ -1,8 +1,15 @@
 package claims_test
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/baton-dev/baton/internal/testkit"
+	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/claims"
+	"github.com/baton-dev/baton/tools/tasks"
 
 	"github.com/baton-dev/baton"
 )
@@ -77,10 +84,8 @@ func TestClaimItemAgainRenews(t *testing.T) {
 
 // TestClaimItemAgainUsesRequestedTTL: a holder that claims again with a
 // ttl_seconds gets that lease, as on a first claim.
-//
-// Fails against sqlite/claims.go Claim (line ~64): an active claim by the
-// same holder is extended by the ttl stored with the first claim (cttl),
-// and the ttl of this call is dropped silently.
+// (Regression: Claim used to extend by the first claim's stored ttl and
+// drop this call's silently.)
 func TestClaimItemAgainUsesRequestedTTL(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
@@ -151,5 +156,28 @@ func TestClaimItemErrors(t *testing.T) {
 	fail(k, "claim_item", map[string]any{"item_id": cancelled}, baton.ErrConflict)
 	if c := claimOf(k, done); c != nil {
 		t.Errorf("a refused claim was stored: %+v", c)
+	}
+}
+
+// TestServerClaimTTL: the server's --claim-ttl (Env.ClaimTTL) is the lease
+// a claim gets unless the call asks for one.
+func TestServerClaimTTL(t *testing.T) {
+	k := testkit.New(t)
+	k.Env.ClaimTTL = 2 * time.Minute
+	reg := tool.NewRegistry(claims.ClaimItem, tasks.Create, tasks.Update)
+	call := func(name, args string) tool.Result {
+		return reg.Call(context.Background(), k.Env, k.Principal, name, json.RawMessage(args))
+	}
+	call("task_create", `{"title":"x","project":"colibri"}`)
+	call("task_update", `{"task_id":"COL-1","status":"todo"}`)
+	res := call("claim_item", `{"item_id":"COL-1"}`)
+	if res.Err != nil {
+		t.Fatal(res.Text)
+	}
+	out := testkit.Decode(t, res.Output)
+	claimed, _ := time.Parse(time.RFC3339, out["claimed_at"].(string))
+	expires, _ := time.Parse(time.RFC3339, out["expires_at"].(string))
+	if d := expires.Sub(claimed); d != 2*time.Minute {
+		t.Fatalf("lease = %v, want the server's 2m", d)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/session"
 )
 
 type nextIn struct {
@@ -51,7 +52,7 @@ var ClaimNext = tool.New(tool.Definition[nextIn, nextOut]{
 		"expires_at": tool.DateTime(),
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in nextIn) (nextOut, error) {
-		p, err := resolveProject(ctx, c, in.Project)
+		p, err := session.Project(ctx, c, in.Project)
 		if err != nil {
 			return nextOut{}, err
 		}

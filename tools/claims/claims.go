@@ -5,7 +5,6 @@
 package claims
 
 import (
-	"context"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -18,7 +17,12 @@ const Toolset = "claims"
 // TTL is the lease length a claim gets when the caller names none. It is
 // the one place the server's configured TTL is read, so a --claim-ttl flag
 // only has to change this function.
-func TTL(c *tool.Call) time.Duration { return baton.DefaultClaimTTL }
+func TTL(c *tool.Call) time.Duration {
+	if c.Env != nil && c.Env.ClaimTTL > 0 {
+		return c.Env.ClaimTTL
+	}
+	return baton.DefaultClaimTTL
+}
 
 // ttl is the lease a call asks for: ttl_seconds when given (the schema has
 // already held it to 30–86400), else the server's.
@@ -53,30 +57,3 @@ var (
 	projectRule = tool.Length(1, 63)
 	labelRule   = tool.Length(1, 64).NonBlank()
 )
-
-// resolveProject picks the project a call means: the one named, else the
-// session's, else the only one there is. It is tools/tasks' rule, copied so
-// that both toolsets agree on which project an unqualified call means.
-func resolveProject(ctx context.Context, c *tool.Call, named string) (*baton.Project, error) {
-	slug := named
-	if slug == "" {
-		slug = c.Principal.Project
-	}
-	if slug != "" {
-		return c.Tx.Project(ctx, slug)
-	}
-	all, err := c.Tx.Projects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(all) == 1 {
-		return all[0], nil
-	}
-	names := make([]string, len(all))
-	for i, p := range all {
-		names[i] = p.Slug
-	}
-	return nil, baton.Errorf(baton.ErrInvalidInput, "project is required: this session has no default project and there are %d projects", len(all)).
-		WithDetails("field", "project", "constraint", "required", "projects", names).
-		WithHint("pass project, or start baton with --project SLUG")
-}

@@ -133,11 +133,8 @@ func nextActions(k *testkit.Kit) []string {
 // item whose lease lapsed must not strand it. The queue already shows the
 // item as todo again; an unrelated update (a priority change) must leave it
 // there, claimable, rather than in_progress with a holder who is gone.
-//
-// Fails against sqlite/claims.go checkClaim (the "someone else's lapsed
-// claim" case, line ~252): it deletes the claim but keeps the in_progress
-// status and assignee the claim set, so the item drops out of the queue
-// for good.
+// (Regression: checkClaim used to delete the lapsed claim but keep the
+// in_progress status and assignee it had set, stranding the item.)
 func TestUpdateOverLapsedClaimKeepsItemQueued(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
