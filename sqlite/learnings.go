@@ -24,6 +24,9 @@ const (
 	priorityAppliesTo = 0.3
 
 	defaultLearningLimit = 50
+	// candidatePool is how many of the best bm25 matches are ranked in
+	// full (at least 4x the limit); bm25 is scaled within them.
+	candidatePool = 200
 )
 
 // AddLearning stores l on an existing item, assigning its id (L-N) and,
@@ -165,10 +168,15 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		terms[i] = `"` + w + `"*`
 	}
 	expr := strings.Join(terms, " OR ")
-	// Column filters tell which field matched: FTS5 has no auxiliary
-	// function for that on a contentless table.
-	args := []any{"{pattern} : (" + expr + ")", "{context} : (" + expr + ")", expr, q.MinQualityScore}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = defaultLearningLimit
+	}
+	// Two phases, so a query that matches much of the corpus does not load
+	// every match: FTS5 ranks the candidates by bm25 alone and keeps the
+	// best few, then only those rows are read.
 	where := `learnings_fts MATCH ? AND (l.quality_score >= ? OR l.verified = 1)`
+	args := []any{expr, q.MinQualityScore}
 	switch {
 	case q.Project == "":
 	case q.CrossProject:
@@ -176,40 +184,84 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	default:
 		where, args = where+` AND l.project = ?`, append(args, q.Project)
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+`, bm25(learnings_fts),
-		l.rid IN (SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?),
-		l.rid IN (SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?)
-		FROM learnings_fts JOIN learnings l ON l.rid = learnings_fts.rowid
-		WHERE `+where, args...)
+	// CROSS JOIN keeps the full-text match as the outer loop: left to
+	// itself the planner may walk every learning of the project and probe
+	// the index for each.
+	rows, err := t.q.QueryContext(ctx, `SELECT l.rid, bm25(learnings_fts)
+		FROM learnings_fts CROSS JOIN learnings l ON l.rid = learnings_fts.rowid
+		WHERE `+where+` ORDER BY 2 LIMIT ?`, append(args, max(candidatePool, 4*limit))...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	type candidate struct {
 		hit  baton.LearningHit
 		rid  int64
 		bm25 float64
 	}
 	var cands []candidate
+	byRID := map[int64]int{}
 	for rows.Next() {
 		var c candidate
-		var inPattern, inContext bool
-		l, rid, err := scanLearning(rows, &c.bm25, &inPattern, &inContext)
+		if err := rows.Scan(&c.rid, &c.bm25); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.hit.MatchedField, c.hit.FieldPriority = "applies_to", priorityAppliesTo
+		byRID[c.rid] = len(cands)
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		return []baton.LearningHit{}, nil
+	}
+	ids := make([]any, 0, len(cands))
+	for _, c := range cands {
+		ids = append(ids, c.rid)
+	}
+	// Which field matched: the rows whose pattern (then context) matches,
+	// as plain membership queries. (A rowid IN (...) constraint would make
+	// FTS5 run the query once per candidate.)
+	for _, f := range []struct {
+		column   string
+		priority float64
+	}{{"context", priorityContext}, {"pattern", priorityPattern}} {
+		hits, err := t.q.QueryContext(ctx, `SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?`,
+			"{"+f.column+"} : ("+expr+")")
 		if err != nil {
 			return nil, err
 		}
-		c.rid, c.hit.Learning = rid, l
-		switch {
-		case inPattern:
-			c.hit.MatchedField, c.hit.FieldPriority = "pattern", priorityPattern
-		case inContext:
-			c.hit.MatchedField, c.hit.FieldPriority = "context", priorityContext
-		default:
-			c.hit.MatchedField, c.hit.FieldPriority = "applies_to", priorityAppliesTo
+		for hits.Next() {
+			var rid int64
+			if err := hits.Scan(&rid); err != nil {
+				hits.Close()
+				return nil, err
+			}
+			if i, ok := byRID[rid]; ok {
+				cands[i].hit.MatchedField, cands[i].hit.FieldPriority = f.column, f.priority
+			}
 		}
-		cands = append(cands, c)
+		hits.Close()
+		if err := hits.Err(); err != nil {
+			return nil, err
+		}
 	}
-	if err := rows.Err(); err != nil {
+	full, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.rid IN (`+placeholders(len(ids))+`)`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	for full.Next() {
+		l, rid, err := scanLearning(full)
+		if err != nil {
+			full.Close()
+			return nil, err
+		}
+		cands[byRID[rid]].hit.Learning = l
+	}
+	full.Close()
+	if err := full.Err(); err != nil {
 		return nil, err
 	}
 	// FTS5's bm25() is negative, lower is better.
@@ -241,10 +293,6 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		}
 		return cmp.Compare(a.rid, b.rid)
 	})
-	limit := q.Limit
-	if limit <= 0 {
-		limit = defaultLearningLimit
-	}
 	out := make([]baton.LearningHit, 0, min(limit, len(cands)))
 	for _, c := range cands[:min(limit, len(cands))] {
 		out = append(out, c.hit)
