@@ -269,8 +269,14 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// UpdateItem also enforces claims: see checkClaim.
+// UpdateItem also enforces claims (see checkClaim). A resume status means
+// something only while the item is blocked by its sub-tasks: any other
+// status drops it, so a later block by a person is not lifted when old
+// sub-tasks finish.
 func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
+	if it.Status != baton.StatusBlocked {
+		it.ResumeStatus = ""
+	}
 	if err := t.checkParent(ctx, it); err != nil {
 		return err
 	}

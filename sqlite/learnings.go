@@ -81,15 +81,22 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	if err != nil {
 		return err
 	}
-	// learnings_fts is contentless: it keeps only the index, keyed by the
+	// Both indexes are contentless: they keep only the index, keyed by the
 	// learning's rid, so search joins back to learnings for the text.
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO learnings_fts (rowid, pattern, context, applies_to) VALUES (?, ?, ?, ?)`,
-		rid, l.Pattern, l.Context, strings.Join(l.AppliesTo, " ")); err != nil {
-		return err
+	for _, index := range learningIndexes {
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO `+index+` (rowid, pattern, context, applies_to) VALUES (?, ?, ?, ?)`,
+			rid, l.Pattern, l.Context, strings.Join(l.AppliesTo, " ")); err != nil {
+			return err
+		}
 	}
 	l.ID = id
 	return nil
 }
+
+// learningIndexes are the full-text indexes of learnings: stemmed
+// (learnings_fts: "runs" finds "running") and unstemmed (learnings_words:
+// "runn" finds "running").
+var learningIndexes = []string{"learnings_fts", "learnings_words"}
 
 func duplicateLearning(itemID, existing string) *baton.Error {
 	e := baton.Errorf(baton.ErrConflict, "%s already has a learning with this pattern", itemID).
@@ -175,23 +182,13 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	// Two phases, so a query that matches much of the corpus does not load
 	// every match: FTS5 ranks the candidates by bm25 alone and keeps the
 	// best few, then only those rows are read.
-	where := `learnings_fts MATCH ? AND (l.quality_score >= ? OR l.verified = 1)`
-	args := []any{expr, q.MinQualityScore}
+	filter, fargs := `(l.quality_score >= ? OR l.verified = 1)`, []any{q.MinQualityScore}
 	switch {
 	case q.Project == "":
 	case q.CrossProject:
-		where, args = where+` AND l.project <> ?`, append(args, q.Project)
+		filter, fargs = filter+` AND l.project <> ?`, append(fargs, q.Project)
 	default:
-		where, args = where+` AND l.project = ?`, append(args, q.Project)
-	}
-	// CROSS JOIN keeps the full-text match as the outer loop: left to
-	// itself the planner may walk every learning of the project and probe
-	// the index for each.
-	rows, err := t.q.QueryContext(ctx, `SELECT l.rid, bm25(learnings_fts)
-		FROM learnings_fts CROSS JOIN learnings l ON l.rid = learnings_fts.rowid
-		WHERE `+where+` ORDER BY 2 LIMIT ?`, append(args, max(candidatePool, 4*limit))...)
-	if err != nil {
-		return nil, err
+		filter, fargs = filter+` AND l.project = ?`, append(fargs, q.Project)
 	}
 	type candidate struct {
 		hit  baton.LearningHit
@@ -200,19 +197,45 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	}
 	var cands []candidate
 	byRID := map[int64]int{}
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.rid, &c.bm25); err != nil {
-			rows.Close()
+	pool := max(candidatePool, 4*limit)
+	// Scores of the two indexes are on different scales, so a learning the
+	// stemmed index finds keeps that score; the unstemmed index only adds
+	// what prefixes alone reach.
+	for _, index := range learningIndexes {
+		// CROSS JOIN keeps the full-text match as the outer loop: left to
+		// itself the planner may walk every learning of the project and
+		// probe the index for each.
+		rows, err := t.q.QueryContext(ctx, `SELECT l.rid, bm25(`+index+`)
+			FROM `+index+` CROSS JOIN learnings l ON l.rid = `+index+`.rowid
+			WHERE `+index+` MATCH ? AND `+filter+` ORDER BY 2 LIMIT ?`, append(append([]any{expr}, fargs...), pool)...)
+		if err != nil {
 			return nil, err
 		}
-		c.hit.MatchedField, c.hit.FieldPriority = "applies_to", priorityAppliesTo
-		byRID[c.rid] = len(cands)
-		cands = append(cands, c)
+		for rows.Next() {
+			var c candidate
+			if err := rows.Scan(&c.rid, &c.bm25); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if _, seen := byRID[c.rid]; seen {
+				continue
+			}
+			c.hit.MatchedField, c.hit.FieldPriority = "applies_to", priorityAppliesTo
+			byRID[c.rid] = len(cands)
+			cands = append(cands, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+	if len(cands) > pool {
+		slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.bm25, b.bm25) })
+		cands = cands[:pool]
+		clear(byRID)
+		for i, c := range cands {
+			byRID[c.rid] = i
+		}
 	}
 	if len(cands) == 0 {
 		return []baton.LearningHit{}, nil
@@ -225,10 +248,13 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	// as plain membership queries. (A rowid IN (...) constraint would make
 	// FTS5 run the query once per candidate.)
 	for _, f := range []struct {
-		column   string
-		priority float64
-	}{{"context", priorityContext}, {"pattern", priorityPattern}} {
-		hits, err := t.q.QueryContext(ctx, `SELECT rowid FROM learnings_fts WHERE learnings_fts MATCH ?`,
+		index, column string
+		priority      float64
+	}{
+		{"learnings_fts", "context", priorityContext}, {"learnings_words", "context", priorityContext},
+		{"learnings_fts", "pattern", priorityPattern}, {"learnings_words", "pattern", priorityPattern},
+	} {
+		hits, err := t.q.QueryContext(ctx, `SELECT rowid FROM `+f.index+` WHERE `+f.index+` MATCH ?`,
 			"{"+f.column+"} : ("+expr+")")
 		if err != nil {
 			return nil, err

@@ -49,15 +49,19 @@ var CreateSubtask = tool.New(tool.Definition[subtaskIn, createOut]{
 		if err != nil {
 			return createOut{}, err
 		}
-		if parent.Status != baton.StatusBlocked || parent.ResumeStatus == "" {
-			// Blocking by sub-tasks is the system's move, so the state
-			// machine's table does not apply; ResumeStatus remembers
-			// where the parent returns.
-			if parent.ResumeStatus == "" {
-				parent.ResumeStatus = parent.Status
-			}
-			parent.Status = baton.StatusBlocked
+		if parent.Status == baton.StatusBlocked && parent.ResumeStatus == "" {
+			// Blocked by a person for a reason of their own: that block
+			// stands; the open sub-task holds the parent back from ready
+			// work anyway.
+			return out, nil
 		}
+		// Blocking by sub-tasks is the system's move, so the state
+		// machine's table does not apply; ResumeStatus remembers where the
+		// parent returns when the last sub-task is done.
+		if parent.ResumeStatus == "" {
+			parent.ResumeStatus = parent.Status
+		}
+		parent.Status = baton.StatusBlocked
 		kids, err := c.Tx.Children(ctx, parent.ID)
 		if err != nil {
 			return createOut{}, err

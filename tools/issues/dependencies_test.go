@@ -13,8 +13,8 @@ import (
 // details, and ready work respects what remains.
 func TestDependenciesAcrossVocabularies(t *testing.T) {
 	k := testkit.New(t)
-	k.OK("task_create", `{"title":"A task","project":"colibri"}`)                                     // COL-1
-	k.OK("create_issue", `{"title":"An issue","project":"colibri"}`)                                  // COL-2
+	k.OK("task_create", `{"title":"A task","project":"colibri"}`)                                    // COL-1
+	k.OK("create_issue", `{"title":"An issue","project":"colibri"}`)                                 // COL-2
 	k.OK("create_bead", `{"title":"A bead","description":"","type":"task","priority":2,"id":"b-1"}`) // b-1
 	k.OK("task_update", `{"task_id":"COL-1","status":"todo"}`)
 

@@ -14,7 +14,7 @@ type runView struct {
 	CostUSD    float64 `json:"cost" jsonschema:"Cost in US dollars."`
 	DurationMS int64   `json:"duration_ms" jsonschema:"Run duration in milliseconds."`
 	Agent      string  `json:"agent" jsonschema:"Who ran."`
-	EndedAt    string  `json:"ended_at" jsonschema:"ISO-8601 UTC timestamp."`
+	EndedAt    string  `json:"ended_at,omitempty" jsonschema:"ISO-8601 UTC timestamp; absent while the run is going."`
 }
 
 type statusOut struct {
@@ -60,8 +60,11 @@ var GetIssueStatus = tool.New(tool.Definition[getIn, statusOut]{
 			return out, err
 		}
 		for _, r := range runs {
-			out.RecentRuns = append(out.RecentRuns, runView{ID: r.ID, Status: r.Status, Error: r.Error, CostUSD: r.CostUSD,
-				DurationMS: r.DurationMS, Agent: r.Agent, EndedAt: stamp(r.EndedAt)})
+			v := runView{ID: r.ID, Status: r.Status, Error: r.Error, CostUSD: r.CostUSD, DurationMS: r.DurationMS, Agent: r.Agent}
+			if !r.EndedAt.IsZero() {
+				v.EndedAt = stamp(r.EndedAt)
+			}
+			out.RecentRuns = append(out.RecentRuns, v)
 		}
 		return out, nil
 	},

@@ -222,3 +222,18 @@ func TestCrossVocabulary(t *testing.T) {
 		}
 	})
 }
+
+// A run still going has not ended: it has no end time to show, rather than
+// the year 1.
+func TestGetIssueStatusRunningRun(t *testing.T) {
+	k := testkit.New(t)
+	id := issueIn(k, "in_progress", nil)
+	run(k, &baton.Run{ItemID: id, Status: "running"})
+	r := list(t, k.OK("get_issue_status", map[string]any{"issue_id": id}), "recentRuns")[0]
+	if r["status"] != "running" {
+		t.Fatalf("run = %v", r)
+	}
+	if end, ok := r["ended_at"]; ok && end != "" {
+		t.Errorf("ended_at of a running run = %v, want it absent", end)
+	}
+}

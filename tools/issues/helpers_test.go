@@ -330,8 +330,8 @@ func db(k *testkit.Kit) *sql.DB {
 	return d
 }
 
-// exec runs one statement on a second connection.
-func exec(k *testkit.Kit, query string, args ...any) {
+// execSQL runs one statement on a second connection.
+func execSQL(k *testkit.Kit, query string, args ...any) {
 	k.T.Helper()
 	if _, err := db(k).Exec(query, args...); err != nil {
 		k.T.Fatalf("%s: %v", query, err)

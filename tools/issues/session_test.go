@@ -38,7 +38,9 @@ var boundTools = []struct {
 	{"create_subtask", map[string]any{"title": "Sub-task"}, "parent_id",
 		func(k *testkit.Kit, id string) int { return len(strs(k.T, getIssue(k, id), "subtasks")) }},
 	{"record_test_health", map[string]any{"test_count": 42}, "issue_id",
-		func(k *testkit.Kit, id string) int { return count(k, `SELECT COUNT(*) FROM test_health WHERE item_id = ?`, id) }},
+		func(k *testkit.Kit, id string) int {
+			return count(k, `SELECT COUNT(*) FROM test_health WHERE item_id = ?`, id)
+		}},
 	{"get_issue", map[string]any{}, "id", func(*testkit.Kit, string) int { return 1 }},
 	{"get_issue_status", map[string]any{}, "id", func(*testkit.Kit, string) int { return 1 }},
 }
@@ -46,6 +48,7 @@ var boundTools = []struct {
 func TestSessionBinding(t *testing.T) {
 	for _, tc := range boundTools {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			readOnly := strings.HasPrefix(tc.name, "get_")
 			setup := func(t *testing.T) (*testkit.Kit, string, string) {
 				k := testkit.New(t)

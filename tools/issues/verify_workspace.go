@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,7 @@ var VerifyWorkspace = tool.New(tool.Definition[none, verifyOut]{
 			recovery = "run `cd " + want + "` to return to your worktree"
 		}
 		fail := func(format string, args ...any) (verifyOut, error) {
-			return verifyOut{}, baton.Errorf(baton.ErrConflict, format+". Recovery: "+recovery+".", args...).
+			return verifyOut{}, baton.Errorf(baton.ErrConflict, "%s. Recovery: %s.", fmt.Sprintf(format, args...), recovery).
 				WithType("workspace_invalid").WithDetails("cwd", cwd, "worktree_path", want).
 				WithHint("%s, then call verify_workspace again", recovery)
 		}

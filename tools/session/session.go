@@ -10,11 +10,19 @@ import (
 )
 
 // Project picks the project a call means: the one named, else the
-// session's, else the only one there is.
+// session's, else the project of the issue the session is bound to, else
+// the only one there is.
 func Project(ctx context.Context, c *tool.Call, named string) (*baton.Project, error) {
 	slug := named
 	if slug == "" {
 		slug = c.Principal.Project
+	}
+	if slug == "" && c.Principal.IssueID != "" {
+		it, err := c.Tx.Item(ctx, c.Principal.IssueID)
+		if err != nil {
+			return nil, err
+		}
+		slug = it.Project
 	}
 	if slug != "" {
 		return c.Tx.Project(ctx, slug)
