@@ -273,6 +273,24 @@ func (t *tx) lapse(ctx context.Context, items []*baton.Item) error {
 	return rows.Err()
 }
 
+// activity checks an item exists and renews agent's active claim on it:
+// recording findings, comments, learnings, runs and test health is work on
+// the item as much as changing it is.
+func (t *tx) activity(ctx context.Context, itemID, agent string, at time.Time) error {
+	if _, err := t.Item(ctx, itemID); err != nil {
+		return err
+	}
+	if at.IsZero() {
+		at = t.now()
+	}
+	c, ttl, _, err := t.claimRow(ctx, itemID)
+	if err != nil || c == nil || c.Holder != agent || !c.Active(at) {
+		return err
+	}
+	_, err = t.extend(ctx, c, ttl, at)
+	return err
+}
+
 // checkClaim enforces claims on an item update by it.UpdatedBy at
 // it.UpdatedAt: another agent's active claim refuses it, the holder's own
 // lapsed claim refuses it, the holder's active claim is renewed by it, and

@@ -34,6 +34,9 @@ const (
 // normalises like one already on the item is a duplicate; the same pattern
 // on another item is not, since each item records what it taught.
 func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
+	if err := t.activity(ctx, l.ItemID, l.CreatedBy, l.CreatedAt); err != nil {
+		return err
+	}
 	it, err := t.Item(ctx, l.ItemID)
 	if err != nil {
 		return err

@@ -76,7 +76,7 @@ func parseList(s string) ([]string, error) {
 func (t *tx) AddFinding(ctx context.Context, f *baton.Finding) error {
 	// Look the item up first: the foreign key alone would give an opaque
 	// constraint error instead of ERR_TASK_NOT_FOUND.
-	if _, err := t.Item(ctx, f.ItemID); err != nil {
+	if err := t.activity(ctx, f.ItemID, f.CreatedBy, f.CreatedAt); err != nil {
 		return err
 	}
 	id, err := t.nextRecordID(ctx, "findings", "F")
@@ -136,7 +136,7 @@ func (t *tx) Findings(ctx context.Context, itemID string, limit int) ([]*baton.F
 
 // AddComment appends a comment (id C-N) to an existing item.
 func (t *tx) AddComment(ctx context.Context, c *baton.Comment) error {
-	if _, err := t.Item(ctx, c.ItemID); err != nil {
+	if err := t.activity(ctx, c.ItemID, c.CreatedBy, c.CreatedAt); err != nil {
 		return err
 	}
 	id, err := t.nextRecordID(ctx, "comments", "C")
@@ -181,7 +181,7 @@ func (t *tx) Comments(ctx context.Context, itemID string) ([]*baton.Comment, err
 // place (Seq 1..n, RunID), so the caller's slice shows what was stored.
 // A zero StartedAt means now; a zero EndedAt means the run has not ended.
 func (t *tx) CreateRun(ctx context.Context, r *baton.Run, events []baton.RunEvent) error {
-	if _, err := t.Item(ctx, r.ItemID); err != nil {
+	if err := t.activity(ctx, r.ItemID, r.Agent, r.EndedAt); err != nil {
 		return err
 	}
 	// Reject bad event data before writing anything: a stored non-JSON
@@ -324,7 +324,7 @@ func (t *tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.Run
 
 // RecordTestHealth appends a test-health report to an existing item.
 func (t *tx) RecordTestHealth(ctx context.Context, h *baton.TestHealth) error {
-	if _, err := t.Item(ctx, h.ItemID); err != nil {
+	if err := t.activity(ctx, h.ItemID, h.Agent, h.CreatedAt); err != nil {
 		return err
 	}
 	if h.CreatedAt.IsZero() {

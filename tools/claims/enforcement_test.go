@@ -1,11 +1,17 @@
 package claims_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/claims"
+	"github.com/baton-dev/baton/tools/issues"
+	"github.com/baton-dev/baton/tools/tasks"
 )
 
 // TestHolderActivityRenews: the holder's own task updates keep the lease
@@ -83,4 +89,43 @@ func TestUnclaimedItemsStayOpen(t *testing.T) {
 	id := task(k, nil)
 	update(k.As("agent-bob"), id, map[string]any{"progress": 5})
 	update(k.As("agent-carol"), id, map[string]any{"progress": 6})
+}
+
+// TestHolderRecordsRenew: recording work on a claimed item (a finding, a
+// comment) renews the holder's lease; someone else's records do not.
+func TestHolderRecordsRenew(t *testing.T) {
+	k, clock := newKit(t)
+	reg := tool.NewRegistry(claims.ClaimItem, tasks.Create, tasks.Update, issues.AddFinding, issues.AddComment)
+	call := func(agent, name, args string) tool.Result {
+		p := k.Principal
+		p.Agent = agent
+		return reg.Call(context.Background(), k.Env, p, name, json.RawMessage(args))
+	}
+	call("agent-alice", "task_create", `{"title":"x","project":"colibri"}`)
+	call("agent-alice", "task_update", `{"task_id":"COL-1","status":"todo"}`)
+	if res := call("agent-alice", "claim_item", `{"item_id":"COL-1","ttl_seconds":60}`); res.Err != nil {
+		t.Fatal(res.Text)
+	}
+	expiry := func() time.Time {
+		var c *baton.Claim
+		_ = k.Store.View(context.Background(), func(tx baton.Tx) (err error) {
+			c, err = tx.ClaimOf(context.Background(), "COL-1")
+			return err
+		})
+		return c.ExpiresAt
+	}
+	first := expiry()
+	clock.advance(40 * time.Second)
+	if res := call("agent-bob", "add_comment", `{"issue_id":"COL-1","content":"looks stuck"}`); res.Err != nil {
+		t.Fatal(res.Text)
+	}
+	if !expiry().Equal(first) {
+		t.Fatal("another agent's comment renewed the holder's lease")
+	}
+	if res := call("agent-alice", "add_finding", `{"issue_id":"COL-1","category":"bug","summary":"found it"}`); res.Err != nil {
+		t.Fatal(res.Text)
+	}
+	if got, want := expiry(), clock.now().Add(60*time.Second); !got.Equal(want.Truncate(time.Millisecond)) {
+		t.Fatalf("after the holder's finding the lease ends %v, want %v", got, want)
+	}
 }
