@@ -203,8 +203,16 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	pool := max(candidatePool, 4*limit)
 	// Scores of the two indexes are on different scales, so a learning the
 	// stemmed index finds keeps that score; the unstemmed index only adds
-	// what prefixes alone reach.
+	// what prefixes alone reach, and is asked only when the stemmed one
+	// leaves the pool short (a typed prefix longer than a stem, "runn").
+	indexes := learningIndexes[:1]
 	for _, index := range learningIndexes {
+		if index != learningIndexes[0] && len(cands) >= pool {
+			break
+		}
+		if index != learningIndexes[0] {
+			indexes = learningIndexes
+		}
 		// CROSS JOIN keeps the full-text match as the outer loop: left to
 		// itself the planner may walk every learning of the project and
 		// probe the index for each.
@@ -257,6 +265,9 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		{"learnings_fts", "context", priorityContext}, {"learnings_words", "context", priorityContext},
 		{"learnings_fts", "pattern", priorityPattern}, {"learnings_words", "pattern", priorityPattern},
 	} {
+		if !slices.Contains(indexes, f.index) {
+			continue
+		}
 		hits, err := t.q.QueryContext(ctx, `SELECT rowid FROM `+f.index+` WHERE `+f.index+` MATCH ?`,
 			"{"+f.column+"} : ("+expr+")")
 		if err != nil {
