@@ -16,8 +16,9 @@ import (
 )
 
 // Instructions are sent to clients on initialize.
-const Instructions = "baton is the coordination server for teams of coding agents: tasks with a strict state machine, " +
-	"next actions, and health. Every failure is a result with isError and structuredContent " +
+const Instructions = "baton is the coordination server for teams of coding agents. One work item is a task, an issue " +
+	"and a bead at once; claim work before changing it (claim_next), record findings and learnings as you go. " +
+	"Every failure is a result with isError and structuredContent " +
 	`{"error": {code, type, message, details, next_action_hint}}; follow next_action_hint.`
 
 // Factory builds MCP servers over one registry and environment. Servers are
