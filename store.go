@@ -34,6 +34,7 @@ type Tx interface {
 	RecordTx
 	LearningTx
 	ClaimTx
+	AuditTx
 }
 
 // ProjectTx reads and writes projects.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/audit"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -99,7 +100,7 @@ type ServerInfo struct {
 
 // Stages are the steps every call passes through, in order; server_health
 // reports them.
-var Stages = []string{"validate", "transaction", "execute", "validate_output", "commit"}
+var Stages = []string{"validate", "transaction", "execute", "validate_output", "audit", "commit"}
 
 func (e *Env) now() time.Time {
 	if e.Clock != nil {
@@ -216,6 +217,11 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		if err := t.checkOutput(o); err != nil {
 			return err
 		}
+		if tx != nil && !t.spec.Annotations.ReadOnly {
+			if err := t.log(ctx, c, in, o); err != nil {
+				return err
+			}
+		}
 		out = o
 		return nil
 	}
@@ -235,6 +241,46 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		return zero, baton.AsError(err)
 	}
 	return out, nil
+}
+
+// log appends the call to the action log, in the call's transaction: a
+// change and its record commit together or not at all.
+func (t *typed[In, Out]) log(ctx context.Context, c *Call, in In, out Out) error {
+	inDigest, err := audit.Digest(in)
+	if err != nil {
+		return err
+	}
+	outDigest, err := audit.Digest(out)
+	if err != nil {
+		return err
+	}
+	return c.Tx.AppendAction(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
+		Tool: t.spec.Name, Subject: subject(c, in, out), InputDigest: inDigest, ResultDigest: outDigest, At: c.Now})
+}
+
+// subjectKeys name the work item a call is about, in the output (a create
+// learns its id there) or the input.
+var subjectKeys = []string{"task_id", "issue_id", "item_id", "id"}
+
+// subject is the work item a call concerned: named in its output or input,
+// else the session's bound issue.
+func subject(c *Call, values ...any) string {
+	for _, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			continue
+		}
+		for _, k := range subjectKeys {
+			if s, ok := m[k].(string); ok && s != "" {
+				return s
+			}
+		}
+	}
+	return c.Principal.IssueID
 }
 
 func (t *typed[In, Out]) checkOutput(o Out) error {

@@ -1,0 +1,104 @@
+package baton
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Thought types of Colibri's thought_record.
+var ThoughtTypes = []string{"reflection", "decision", "discovery", "risk", "blockers"}
+
+// ThoughtRecord is one hash-chained decision record. Each task has its own
+// chain: Position counts from 1 and PreviousHash is the hash of the
+// record before (64 zeros for the first).
+type ThoughtRecord struct {
+	ID           string // Θ-0001
+	TaskID       string
+	Type         string
+	Content      string
+	Branch       string
+	CommitSHA    string
+	TestsRun     []string
+	Blockers     []string
+	Metadata     json.RawMessage
+	Hash         string
+	PreviousHash string
+	RecordedAt   time.Time
+	RecordedBy   string
+	Position     int
+	SessionIDs   []string // open audit sessions the record joined
+}
+
+// ThoughtFilter selects thought records; zero values do not filter.
+type ThoughtFilter struct {
+	TaskID    string
+	SessionID string
+	Type      string
+	Limit     int
+}
+
+// AuditSession scopes records for review and, once finalized, freezes
+// their Merkle root.
+type AuditSession struct {
+	ID          string // A-0001
+	TaskID      string
+	AuditorID   string
+	Reason      string
+	Scope       string // shallow: the task; deep: the task and its dependents
+	StartedBy   string
+	StartedAt   time.Time
+	FinalizedAt time.Time // zero while open
+	MerkleRoot  string
+	TreeDepth   int
+	LeafCount   int
+	LastChange  time.Time
+}
+
+// Finalized reports whether the session's root is frozen.
+func (s *AuditSession) Finalized() bool { return !s.FinalizedAt.IsZero() }
+
+// SessionRecord is a record as a leaf of its session's Merkle tree.
+type SessionRecord struct {
+	Kind     string // "thought" or "action"
+	RecordID string // thought id, or the action's chain position
+	TaskID   string // the task it concerns
+	Hash     string
+	At       time.Time
+}
+
+// Action is one entry of the action log: every successful mutating tool
+// call, on any transport, chained by hash in one log for the whole store.
+type Action struct {
+	Position     int64
+	Agent        string
+	Source       string
+	Tool         string
+	Subject      string // the work item the call was about, if any
+	InputDigest  string
+	ResultDigest string
+	At           time.Time
+	PreviousHash string
+	Hash         string
+}
+
+// AuditTx keeps the thought chains, audit sessions and the action log.
+// Hashes are computed by the store inside the write transaction, where
+// the previous record is certain.
+type AuditTx interface {
+	// AddThought appends to the task's chain and joins the open sessions
+	// that cover the task.
+	AddThought(ctx context.Context, r *ThoughtRecord) error
+	Thoughts(ctx context.Context, f ThoughtFilter) ([]*ThoughtRecord, error)
+	StartSession(ctx context.Context, s *AuditSession) error
+	// Session returns ERR_SESSION_NOT_FOUND for an unknown id.
+	Session(ctx context.Context, id string) (*AuditSession, error)
+	// SessionRecords lists a session's records in the order they joined.
+	SessionRecords(ctx context.Context, id string) ([]SessionRecord, error)
+	// FinalizeSession freezes the root; a second call is ERR_ALREADY_FINALIZED.
+	FinalizeSession(ctx context.Context, s *AuditSession) error
+	// AppendAction chains a; the store sets Position, PreviousHash and Hash.
+	AppendAction(ctx context.Context, a *Action) error
+	// Actions returns up to limit actions after position, in chain order.
+	Actions(ctx context.Context, after int64, limit int) ([]*Action, error)
+}
