@@ -50,6 +50,7 @@ type AuditSession struct {
 	StartedAt   time.Time
 	FinalizedAt time.Time // zero while open
 	MerkleRoot  string
+	RootTask    string // the task the frozen root was limited to, if any
 	TreeDepth   int
 	LeafCount   int
 	LastChange  time.Time

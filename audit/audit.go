@@ -6,10 +6,13 @@ package audit
 
 import (
 	"bytes"
+	"time"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/baton-dev/baton"
 )
 
 // Genesis is the previous_hash of the first record of every chain.
@@ -86,6 +89,21 @@ type ActionFields struct {
 	PreviousHash string `json:"previous_hash"`
 }
 
+// Stamp is the one time format hashed into audit records.
+func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// ActionOf gives the hashed fields of a stored action.
+func ActionOf(a *baton.Action) ActionFields {
+	return ActionFields{Position: a.Position, Agent: a.Agent, Source: a.Source, Tool: a.Tool, Subject: a.Subject,
+		InputDigest: a.InputDigest, ResultDigest: a.ResultDigest, At: Stamp(a.At), PreviousHash: a.PreviousHash}
+}
+
+// ThoughtOf gives the hashed fields of a stored thought record.
+func ThoughtOf(r *baton.ThoughtRecord) ThoughtFields {
+	return ThoughtFields{TaskID: r.TaskID, Type: r.Type, Content: r.Content, PreviousHash: r.PreviousHash,
+		RecordedAt: Stamp(r.RecordedAt), RecordedBy: r.RecordedBy}
+}
+
 // Hash is SHA-256 over the canonical JSON of the fields.
 func (f ActionFields) Hash() string {
 	h, _ := Digest(f)
@@ -104,10 +122,10 @@ type Link struct {
 
 // BrokenLink says where a chain breaks and how.
 type BrokenLink struct {
-	Position     int64  `json:"position"`
-	ExpectedHash string `json:"expected_hash"`
-	ActualHash   string `json:"actual_hash"`
-	Reason       string `json:"reason"`
+	Position     int64  `json:"position" jsonschema:"Where the chain breaks (1-indexed)."`
+	ExpectedHash string `json:"expected_hash" jsonschema:"The hash the chain says should be there."`
+	ActualHash   string `json:"actual_hash" jsonschema:"The hash found (empty when the record is gone)."`
+	Reason       string `json:"reason" jsonschema:"What the break means."`
 }
 
 // Verify walks a chain in order and reports every broken link: a record
@@ -115,25 +133,44 @@ type BrokenLink struct {
 // previous_hash is not the hash before it (deleted or reordered), or
 // whose position is not the next one (deleted or reordered).
 func Verify(links []Link) []BrokenLink {
-	var broken []BrokenLink
-	prev := Genesis
-	for i, l := range links {
-		want := int64(i + 1)
-		switch {
-		case l.Position != want:
-			broken = append(broken, BrokenLink{Position: want, ExpectedHash: fmt.Sprintf("position %d", want),
-				ActualHash: fmt.Sprintf("position %d", l.Position), Reason: "a record is missing or out of order"})
-		case l.PreviousHash != prev:
-			broken = append(broken, BrokenLink{Position: l.Position, ExpectedHash: prev, ActualHash: l.PreviousHash,
-				Reason: "previous_hash does not match the record before it (a record was deleted, inserted or reordered)"})
-		case l.Computed != l.Stored:
-			broken = append(broken, BrokenLink{Position: l.Position, ExpectedHash: l.Stored, ActualHash: l.Computed,
-				Reason: "the record's content no longer gives its stored hash (it was changed)"})
-		}
-		prev = l.Stored
+	var v Verifier
+	for _, l := range links {
+		v.Add(l)
 	}
-	return broken
+	return v.Broken
 }
+
+// Verifier checks a chain one link at a time, so a chain of millions of
+// records is verified without holding it in memory.
+type Verifier struct {
+	prev   string
+	n      int64
+	Broken []BrokenLink
+}
+
+// Add checks the next link of the chain.
+func (v *Verifier) Add(l Link) {
+	if v.n == 0 {
+		v.prev = Genesis
+	}
+	v.n++
+	switch {
+	case l.Position != v.n:
+		v.Broken = append(v.Broken, BrokenLink{Position: v.n, ExpectedHash: fmt.Sprintf("position %d", v.n),
+			ActualHash: fmt.Sprintf("position %d", l.Position), Reason: "a record is missing or out of order"})
+		v.n = l.Position // resynchronise, so one gap is reported once
+	case l.PreviousHash != v.prev:
+		v.Broken = append(v.Broken, BrokenLink{Position: l.Position, ExpectedHash: v.prev, ActualHash: l.PreviousHash,
+			Reason: "previous_hash does not match the record before it (a record was deleted, inserted or reordered)"})
+	case l.Computed != l.Stored:
+		v.Broken = append(v.Broken, BrokenLink{Position: l.Position, ExpectedHash: l.Stored, ActualHash: l.Computed,
+			Reason: "the record's content no longer gives its stored hash (it was changed)"})
+	}
+	v.prev = l.Stored
+}
+
+// Count is the number of links checked.
+func (v *Verifier) Count() int64 { return v.n }
 
 // IntegrityScore is the percentage of links that verify (100 for an empty
 // chain).

@@ -63,8 +63,8 @@ func Root(leaves []string) (string, int, error) {
 
 // Step is one sibling on the way from a leaf to the root.
 type Step struct {
-	Hash string `json:"hash"`
-	Side string `json:"side"` // "left" or "right": where the sibling stands
+	Hash string `json:"hash" jsonschema:"The sibling's hash."`
+	Side string `json:"side" jsonschema:"left or right: where the sibling stands."`
 }
 
 // Proof is a leaf's inclusion proof: hashing Leaf with each Step in turn

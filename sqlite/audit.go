@@ -13,9 +13,9 @@ import (
 	"github.com/baton-dev/baton/audit"
 )
 
-// stampAudit is the one time format hashed into audit records; it is stored
-// as text so verification hashes exactly what was hashed.
-func stampAudit(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// stampAudit is the time format hashed into audit records; it is stored as
+// text so verification hashes exactly what was hashed.
+func stampAudit(t time.Time) string { return audit.Stamp(t) }
 
 func (t *tx) nextSerial(ctx context.Context, table, prefix string) (string, error) {
 	var n int64
@@ -40,8 +40,8 @@ func (t *tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
 	}
 	r.Position++
 	at := stampAudit(r.RecordedAt)
-	r.Hash = audit.ThoughtFields{TaskID: r.TaskID, Type: r.Type, Content: r.Content, PreviousHash: r.PreviousHash,
-		RecordedAt: at, RecordedBy: r.RecordedBy}.Hash()
+	r.RecordedAt, _ = time.Parse(time.RFC3339, at) // the hash covers milliseconds
+	r.Hash = audit.ThoughtOf(r).Hash()
 	if r.ID, err = t.nextSerial(ctx, "thoughts", "Θ-"); err != nil {
 		return err
 	}
@@ -173,9 +173,9 @@ func (t *tx) Session(ctx context.Context, id string) (*baton.AuditSession, error
 	var started, last int64
 	var finalized sql.NullInt64
 	err := t.q.QueryRowContext(ctx, `SELECT id, task_id, auditor_id, reason, scope, started_by, started_at, finalized_at,
-		merkle_root, tree_depth, leaf_count, last_change FROM audit_sessions WHERE id = ?`, id).
+		merkle_root, root_task, tree_depth, leaf_count, last_change FROM audit_sessions WHERE id = ?`, id).
 		Scan(&s.ID, &s.TaskID, &s.AuditorID, &s.Reason, &s.Scope, &s.StartedBy, &started, &finalized, &s.MerkleRoot,
-			&s.TreeDepth, &s.LeafCount, &last)
+			&s.RootTask, &s.TreeDepth, &s.LeafCount, &last)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.Errorf(baton.ErrSessionNotFound, "audit session %q does not exist", id).
 			WithDetails("session_id", id).WithHint("start one with audit_session_start; ids look like A-0001")
@@ -210,9 +210,9 @@ func (t *tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionReco
 }
 
 func (t *tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
-	res, err := t.q.ExecContext(ctx, `UPDATE audit_sessions SET finalized_at = ?, merkle_root = ?, tree_depth = ?, leaf_count = ?,
-		last_change = ? WHERE id = ? AND finalized_at IS NULL`,
-		ms(s.FinalizedAt), s.MerkleRoot, s.TreeDepth, s.LeafCount, ms(s.FinalizedAt), s.ID)
+	res, err := t.q.ExecContext(ctx, `UPDATE audit_sessions SET finalized_at = ?, merkle_root = ?, root_task = ?, tree_depth = ?,
+		leaf_count = ?, last_change = ? WHERE id = ? AND finalized_at IS NULL`,
+		ms(s.FinalizedAt), s.MerkleRoot, s.RootTask, s.TreeDepth, s.LeafCount, ms(s.FinalizedAt), s.ID)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,8 @@ func (t *tx) AppendAction(ctx context.Context, a *baton.Action) error {
 		a.At = t.now()
 	}
 	at := stampAudit(a.At)
-	a.Hash = ActionFields(a, at).Hash()
+	a.At, _ = time.Parse(time.RFC3339, at) // the hash covers milliseconds
+	a.Hash = audit.ActionOf(a).Hash()
 	if _, err := t.q.ExecContext(ctx, `INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest,
 		at, previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.Position, a.Agent, a.Source, a.Tool, a.Subject, a.InputDigest, a.ResultDigest, at, a.PreviousHash, a.Hash); err != nil {
@@ -248,12 +249,6 @@ func (t *tx) AppendAction(ctx context.Context, a *baton.Action) error {
 	_, err = t.joinSessions(ctx, baton.SessionRecord{Kind: "action", RecordID: strconv.FormatInt(a.Position, 10),
 		TaskID: a.Subject, Hash: a.Hash, At: a.At})
 	return err
-}
-
-// ActionFields are the hashed fields of an action, with its time as stored.
-func ActionFields(a *baton.Action, at string) audit.ActionFields {
-	return audit.ActionFields{Position: a.Position, Agent: a.Agent, Source: a.Source, Tool: a.Tool, Subject: a.Subject,
-		InputDigest: a.InputDigest, ResultDigest: a.ResultDigest, At: at, PreviousHash: a.PreviousHash}
 }
 
 func (t *tx) Actions(ctx context.Context, after int64, limit int) ([]*baton.Action, error) {

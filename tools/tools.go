@@ -4,6 +4,7 @@ package tools
 
 import (
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/audit"
 	"github.com/baton-dev/baton/tools/beads"
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/issues"
@@ -48,6 +49,13 @@ func All() []tool.Tool {
 		claims.ClaimNext,
 		claims.RenewClaim,
 		claims.ReleaseClaim,
+		audit.ThoughtRecord,
+		audit.ThoughtRecordList,
+		audit.AuditSessionStart,
+		audit.AuditVerifyChain,
+		audit.MerkleFinalize,
+		audit.MerkleRoot,
+		audit.MerkleProof,
 	}
 }
 

@@ -30,6 +30,7 @@ CREATE TABLE audit_sessions (
     started_at   INTEGER NOT NULL,
     finalized_at INTEGER,
     merkle_root  TEXT NOT NULL DEFAULT '',
+    root_task    TEXT NOT NULL DEFAULT '',
     tree_depth   INTEGER NOT NULL DEFAULT 0,
     leaf_count   INTEGER NOT NULL DEFAULT 0,
     last_change  INTEGER NOT NULL

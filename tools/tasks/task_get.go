@@ -55,9 +55,14 @@ var Get = tool.New(tool.Definition[getIn, getOut]{
 			}
 		}
 		if in.IncludeThoughtTrail {
-			// Thought records arrive with the audit tools; until a task has
-			// any, its trail is honestly empty.
-			out.ThoughtTrail = []string{}
+			trail, err := c.Tx.Thoughts(ctx, baton.ThoughtFilter{TaskID: it.ID})
+			if err != nil {
+				return getOut{}, err
+			}
+			out.ThoughtTrail = make([]string, 0, len(trail))
+			for _, r := range trail {
+				out.ThoughtTrail = append(out.ThoughtTrail, r.ID)
+			}
 		}
 		return out, nil
 	},
