@@ -94,6 +94,8 @@ type AuditTx interface {
 	StartSession(ctx context.Context, s *AuditSession) error
 	// Session returns ERR_SESSION_NOT_FOUND for an unknown id.
 	Session(ctx context.Context, id string) (*AuditSession, error)
+	// Sessions lists every audit session, oldest first.
+	Sessions(ctx context.Context) ([]*AuditSession, error)
 	// SessionRecords lists a session's records in the order they joined.
 	SessionRecords(ctx context.Context, id string) ([]SessionRecord, error)
 	// FinalizeSession freezes the root; a second call is ERR_ALREADY_FINALIZED.

@@ -121,6 +121,9 @@ func (a *App) root() *cobra.Command {
 	}
 	for _, c := range a.toolsetCmds() {
 		c.GroupID = "tools"
+		if c.Name() == "audit" {
+			c.AddCommand(a.auditCmds()...)
+		}
 		root.AddCommand(c)
 	}
 	root.Args = noArgs

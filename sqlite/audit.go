@@ -190,6 +190,22 @@ func (t *tx) Session(ctx context.Context, id string) (*baton.AuditSession, error
 	return &s, nil
 }
 
+func (t *tx) Sessions(ctx context.Context) ([]*baton.AuditSession, error) {
+	ids, err := t.strings(ctx, `SELECT id FROM audit_sessions ORDER BY rid`)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*baton.AuditSession, 0, len(ids))
+	for _, id := range ids {
+		s, err := t.Session(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 func (t *tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionRecord, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT kind, record_id, task_id, hash, at FROM session_records WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
