@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
@@ -145,7 +146,11 @@ var MerkleProof = tool.New(tool.Definition[proofIn, proofOut]{
 			if err != nil {
 				return proofOut{}, err
 			}
-			if p.Root != s.MerkleRoot {
+			current, err := currentHash(ctx, c, r)
+			if err != nil {
+				return proofOut{}, err
+			}
+			if p.Root != s.MerkleRoot || current != r.Hash {
 				return proofOut{}, baton.Errorf(baton.ErrConflict, "the records of %s no longer give its frozen root", s.ID).
 					WithType("tampered").WithDetails("session_id", s.ID, "frozen_root", s.MerkleRoot, "current_root", p.Root).
 					WithHint("the audit trail was changed after finalization; run audit_verify_chain session_id=%s to find where", s.ID)
@@ -158,6 +163,34 @@ var MerkleProof = tool.New(tool.Definition[proofIn, proofOut]{
 			WithHint("list the session's thought records with thought_record_list session_id=%s", s.ID)
 	},
 })
+
+// currentHash recomputes a session record's hash from the record as it is
+// stored now ("" when it is gone), so a proof is never given for a record
+// changed after its session was finalized.
+func currentHash(ctx context.Context, c *tool.Call, r baton.SessionRecord) (string, error) {
+	switch r.Kind {
+	case "thought":
+		chain, err := c.Tx.Thoughts(ctx, baton.ThoughtFilter{TaskID: r.TaskID})
+		if err != nil {
+			return "", err
+		}
+		for _, t := range chain {
+			if t.ID == r.RecordID {
+				return audit.ThoughtOf(t).Hash(), nil
+			}
+		}
+	case "action":
+		pos, _ := strconv.ParseInt(r.RecordID, 10, 64)
+		acts, err := c.Tx.Actions(ctx, pos-1, 1)
+		if err != nil {
+			return "", err
+		}
+		if len(acts) == 1 && acts[0].Position == pos {
+			return audit.ActionOf(acts[0]).Hash(), nil
+		}
+	}
+	return "", nil
+}
 
 const algorithm = "SHA-256; start from leaf; for each step, hash = SHA256(sibling||hash) when side is left, " +
 	"SHA256(hash||sibling) when right (hashes as raw 32 bytes); the result must equal root."
