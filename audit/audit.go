@@ -6,6 +6,7 @@ package audit
 
 import (
 	"bytes"
+	"strconv"
 	"time"
 
 	"crypto/sha256"
@@ -69,9 +70,19 @@ type ThoughtFields struct {
 }
 
 // Hash is SHA-256 over the canonical JSON of the fields.
-func (f ThoughtFields) Hash() string {
-	h, _ := Digest(f) // strings only: cannot fail
-	return h
+func (f ThoughtFields) Hash() string { return Sum(f.canonical()) }
+
+// canonical writes the fields as Canonical would, keys in sorted order,
+// without its reflection: verification hashes millions of records.
+func (f ThoughtFields) canonical() []byte {
+	b := make([]byte, 0, 256+len(f.Content))
+	b = appendField(b, '{', "content", f.Content)
+	b = appendField(b, ',', "previous_hash", f.PreviousHash)
+	b = appendField(b, ',', "recorded_at", f.RecordedAt)
+	b = appendField(b, ',', "recorded_by", f.RecordedBy)
+	b = appendField(b, ',', "task_id", f.TaskID)
+	b = appendField(b, ',', "type", f.Type)
+	return append(b, '}')
 }
 
 // ActionFields are what an action record's hash covers: who called which
@@ -105,9 +116,54 @@ func ThoughtOf(r *baton.ThoughtRecord) ThoughtFields {
 }
 
 // Hash is SHA-256 over the canonical JSON of the fields.
-func (f ActionFields) Hash() string {
-	h, _ := Digest(f)
-	return h
+func (f ActionFields) Hash() string { return Sum(f.canonical()) }
+
+func (f ActionFields) canonical() []byte {
+	b := make([]byte, 0, 512)
+	b = appendField(b, '{', "agent", f.Agent)
+	b = appendField(b, ',', "at", f.At)
+	b = appendField(b, ',', "input_digest", f.InputDigest)
+	b = append(b, `,"position":`...)
+	b = strconv.AppendInt(b, f.Position, 10)
+	b = appendField(b, ',', "previous_hash", f.PreviousHash)
+	b = appendField(b, ',', "result_digest", f.ResultDigest)
+	b = appendField(b, ',', "source", f.Source)
+	b = appendField(b, ',', "subject", f.Subject)
+	b = appendField(b, ',', "tool", f.Tool)
+	return append(b, '}')
+}
+
+func appendField(b []byte, sep byte, key, value string) []byte {
+	b = append(b, sep, '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return appendString(b, value)
+}
+
+// appendString writes s as a JSON string exactly as Canonical does: plain
+// ASCII directly, anything else through encoding/json itself, so the two
+// can never differ.
+func appendString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	// Canonical round-trips through a decode, which turns each invalid
+	// UTF-8 byte into U+FFFD; do the same before encoding.
+	if raw, err := json.Marshal(s); err == nil {
+		_ = json.Unmarshal(raw, &s)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
 
 // Link is one record of a chain as stored: its position (1-based), the

@@ -130,3 +130,20 @@ func TestProofs(t *testing.T) {
 		t.Fatal("out-of-range index accepted")
 	}
 }
+
+// TestFastCanonicalMatches: the hand-written encoders of the hashed fields
+// give exactly Canonical's bytes, for ordinary and awkward strings alike.
+func TestFastCanonicalMatches(t *testing.T) {
+	strs := []string{"", "plain", `quote " and \ backslash`, "new\nline\ttab\r", "\b\f\x00\x1f", "<html> & ünïcödé ✓",
+		"\u2028\u2029", "invalid \xff utf8", "emoji 🎉", "Θ-0001"}
+	for _, s := range strs {
+		tf := audit.ThoughtFields{TaskID: s, Type: s, Content: s, PreviousHash: s, RecordedAt: s, RecordedBy: s}
+		if want, _ := audit.Digest(tf); tf.Hash() != want {
+			t.Errorf("thought fields with %q: hash %s, canonical %s", s, tf.Hash(), want)
+		}
+		af := audit.ActionFields{Position: 42, Agent: s, Source: s, Tool: s, Subject: s, InputDigest: s, ResultDigest: s, At: s, PreviousHash: s}
+		if want, _ := audit.Digest(af); af.Hash() != want {
+			t.Errorf("action fields with %q: hash %s, canonical %s", s, af.Hash(), want)
+		}
+	}
+}

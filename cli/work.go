@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/audit"
 	"github.com/baton-dev/baton/memory"
 	"github.com/baton-dev/baton/runs"
 	"github.com/spf13/cobra"
@@ -42,7 +43,18 @@ func (a *App) runsCmd() *cobra.Command {
 				return a.fail(err)
 			}
 			p.Run.ItemID, p.Run.Agent, p.Run.EndedAt = issue, a.principal(baton.SourceCLI, "user").Agent, now
-			if err := s.Update(ctx, func(tx baton.Tx) error { return tx.CreateRun(ctx, &p.Run, p.Events) }); err != nil {
+			err = s.Update(ctx, func(tx baton.Tx) error {
+				if err := tx.CreateRun(ctx, &p.Run, p.Events); err != nil {
+					return err
+				}
+				// Not a tool, but a change all the same: it joins the
+				// action log like every tool call does.
+				in, _ := audit.Digest(map[string]any{"issue": issue, "events": len(p.Events)})
+				out, _ := audit.Digest(p.Run)
+				return tx.AppendAction(ctx, &baton.Action{Agent: p.Run.Agent, Source: string(baton.SourceCLI), Tool: "runs_ingest",
+					Subject: issue, InputDigest: in, ResultDigest: out, At: now})
+			})
+			if err != nil {
 				return a.fail(err)
 			}
 			r := p.Run

@@ -1,0 +1,117 @@
+package audit_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/audit"
+	"github.com/baton-dev/baton/internal/testkit"
+	"github.com/baton-dev/baton/sqlite"
+	_ "modernc.org/sqlite"
+)
+
+// Run with:
+//
+//	go test -run '^$' -bench 'VerifyChain|Finalize' -benchtime 1x ./tools/audit/
+
+// benchSeedActions writes a valid chain of n actions straight into the
+// file, as a long-lived deployment would have accumulated them.
+func benchSeedActions(b *testing.B, path string, n int) {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stmt, err := tx.Prepare(`INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest, at,
+		previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prev := audit.Genesis
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 1; i <= n; i++ {
+		f := audit.ActionFields{Position: int64(i), Agent: "agent-" + strconv.Itoa(i%64), Source: "http", Tool: "task_update",
+			Subject: "COL-" + strconv.Itoa(i%1000+1), InputDigest: audit.Sum([]byte(strconv.Itoa(i))),
+			ResultDigest: audit.Sum([]byte("r" + strconv.Itoa(i))), At: audit.Stamp(at.Add(time.Duration(i) * time.Millisecond)),
+			PreviousHash: prev}
+		h := f.Hash()
+		if _, err := stmt.Exec(f.Position, f.Agent, f.Source, f.Tool, f.Subject, f.InputDigest, f.ResultDigest, f.At, prev, h); err != nil {
+			b.Fatal(err)
+		}
+		prev = h
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkVerifyChain walks and recomputes a 1,000,000-record action
+// chain from the database, as `baton audit verify` does.
+func BenchmarkVerifyChain(b *testing.B) {
+	n := benchN(1_000_000)
+	k := testkit.New(b)
+	k.Store.Close()
+	benchSeedActions(b, k.DBPath, n)
+	s, err := sqlite.Open(context.Background(), k.DBPath, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := audit.VerifyStore(context.Background(), s)
+		if err != nil || !rep.OK() || rep.Actions != int64(n) {
+			b.Fatalf("verify: %v %+v", err, rep)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkFinalize finalizes an audit session of 100,000 records through
+// the registry (merkle_finalize: read the leaves, build the tree, freeze).
+func BenchmarkFinalize(b *testing.B) {
+	const n = 100_000
+	for b.Loop() {
+		b.StopTimer()
+		k := testkit.New(b)
+		k.OK("task_create", `{"title":"audited","project":"colibri"}`)
+		k.OK("audit_session_start", `{"task_id":"COL-1","auditor_id":"bench"}`)
+		db, err := sql.Open("sqlite", k.DBPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tx, _ := db.Begin()
+		stmt, _ := tx.Prepare(`INSERT INTO session_records (session_id, seq, kind, record_id, task_id, hash, at) VALUES ('A-0001', ?, 'thought', ?, 'COL-1', ?, 0)`)
+		for i := 100; i < n+100; i++ {
+			if _, err := stmt.Exec(i, fmt.Sprintf("Θ-%d", i), audit.Sum([]byte(strconv.Itoa(i)))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+		b.StartTimer()
+		out := k.OK("merkle_finalize", `{"session_id":"A-0001"}`)
+		if out["leaf_count"].(float64) < n {
+			b.Fatalf("finalized %v leaves", out["leaf_count"])
+		}
+	}
+}
+
+// benchN lets a profile run use a smaller chain (BATON_BENCH_N).
+func benchN(def int) int {
+	if v, err := strconv.Atoi(os.Getenv("BATON_BENCH_N")); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
