@@ -119,7 +119,7 @@ func (a *App) root() *cobra.Command {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
-	for _, c := range a.toolsetCmds() {
+	for _, c := range mergeCommands(a.toolsetCmds(), a.skillsCmd()) {
 		c.GroupID = "tools"
 		if c.Name() == "audit" {
 			c.AddCommand(a.auditCmds()...)

@@ -8,6 +8,7 @@ import (
 	"github.com/baton-dev/baton/tools/beads"
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/issues"
+	"github.com/baton-dev/baton/tools/skills"
 	"github.com/baton-dev/baton/tools/system"
 	"github.com/baton-dev/baton/tools/tasks"
 )
@@ -56,6 +57,8 @@ func All() []tool.Tool {
 		audit.MerkleFinalize,
 		audit.MerkleRoot,
 		audit.MerkleProof,
+		skills.SkillList,
+		skills.SkillGet,
 	}
 }
 
