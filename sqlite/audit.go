@@ -84,7 +84,9 @@ func (t *tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]strin
 			rows.Close()
 			return nil, err
 		}
-		ids = append(ids, id)
+		if !t.opened[id] {
+			ids = append(ids, id)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -165,6 +167,12 @@ func (t *tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
 	}
 	_, err = t.q.ExecContext(ctx, `INSERT INTO audit_sessions (id, task_id, auditor_id, reason, scope, started_by, started_at, last_change)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, s.TaskID, s.AuditorID, s.Reason, s.Scope, s.StartedBy, ms(s.StartedAt), ms(s.LastChange))
+	if err == nil {
+		if t.opened == nil {
+			t.opened = map[string]bool{}
+		}
+		t.opened[s.ID] = true
+	}
 	return err
 }
 

@@ -24,6 +24,9 @@ type querier interface {
 type tx struct {
 	q   querier
 	now baton.Clock
+	// opened are the audit sessions this transaction started: the call
+	// that opens a session is not one of its records.
+	opened map[string]bool
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

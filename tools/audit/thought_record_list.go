@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
@@ -79,7 +81,7 @@ var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
 			// whole chain of every task involved is checked.
 			valid := true
 			out.InvalidLinks = []int{}
-			for task := range tasks {
+			for _, task := range slices.Sorted(maps.Keys(tasks)) {
 				chain, err := c.Tx.Thoughts(ctx, baton.ThoughtFilter{TaskID: task})
 				if err != nil {
 					return listOut{}, err
