@@ -68,6 +68,12 @@ func (t *tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]strin
 	if rec.TaskID == "" {
 		return nil, nil
 	}
+	// Most of the time no session is open at all; the partial index
+	// answers that at once and spares the ancestry walk on every write.
+	var open bool
+	if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL)`).Scan(&open); err != nil || !open {
+		return nil, err
+	}
 	rows, err := t.q.QueryContext(ctx, `WITH RECURSIVE ancestors(id, depth) AS (
 			SELECT ?, 0
 			UNION ALL SELECT i.parent_id, a.depth + 1 FROM items i JOIN ancestors a ON i.id = a.id WHERE i.parent_id IS NOT NULL
