@@ -169,3 +169,10 @@ type Readiness struct {
 func (r Readiness) Ready() bool {
 	return r.Item.Status == StatusTodo && r.DependenciesUnmet == 0 && len(r.OpenSubtasks) == 0 && r.Claim == nil
 }
+
+// TimeFormat is how baton writes every timestamp: ISO-8601, UTC,
+// milliseconds. Audit hashes cover these exact strings.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Timestamp writes t in TimeFormat.
+func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }

@@ -101,7 +101,7 @@ type ActionFields struct {
 }
 
 // Stamp is the one time format hashed into audit records.
-func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func Stamp(t time.Time) string { return baton.Timestamp(t) }
 
 // ActionOf gives the hashed fields of a stored action.
 func ActionOf(a *baton.Action) ActionFields {

@@ -5,7 +5,6 @@ package audit
 
 import (
 	"context"
-	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
@@ -14,8 +13,6 @@ import (
 
 // Toolset is the CLI group and toolset name of these tools.
 const Toolset = "audit"
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 var (
 	taskIDRule    = tool.Length(1, 128)

@@ -42,6 +42,6 @@ var AuditSessionStart = tool.New(tool.Definition[startIn, startOut]{
 		if err := c.Tx.StartSession(ctx, s); err != nil {
 			return startOut{}, err
 		}
-		return startOut{SessionID: s.ID, TaskID: s.TaskID, AuditorID: s.AuditorID, StartedAt: stamp(s.StartedAt), Scope: s.Scope}, nil
+		return startOut{SessionID: s.ID, TaskID: s.TaskID, AuditorID: s.AuditorID, StartedAt: baton.Timestamp(s.StartedAt), Scope: s.Scope}, nil
 	},
 })

@@ -50,7 +50,7 @@ var AuditVerifyChain = tool.New(tool.Definition[verifyIn, verifyOut]{
 				WithDetails("field", "session_id", "constraint", "one_of").
 				WithHint("pass session_id to verify an audit session, or task_id to verify a task's thought chain")
 		}
-		out := verifyOut{SessionID: in.SessionID, TaskID: in.TaskID, VerifiedAt: stamp(c.Now)}
+		out := verifyOut{SessionID: in.SessionID, TaskID: in.TaskID, VerifiedAt: baton.Timestamp(c.Now)}
 		var checks []check
 		if in.TaskID != "" {
 			if _, err := c.Tx.Item(ctx, in.TaskID); err != nil {

@@ -54,7 +54,7 @@ var MerkleFinalize = tool.New(tool.Definition[finalizeIn, finalizeOut]{
 			return finalizeOut{}, err
 		}
 		return finalizeOut{SessionID: s.ID, MerkleRoot: root, TreeDepth: depth, LeafCount: len(hashes),
-			FinalizedAt: stamp(c.Now), Frozen: true}, nil
+			FinalizedAt: baton.Timestamp(c.Now), Frozen: true}, nil
 	},
 })
 
@@ -83,7 +83,7 @@ var MerkleRoot = tool.New(tool.Definition[rootIn, rootOut]{
 		if err != nil {
 			return rootOut{}, err
 		}
-		out := rootOut{SessionID: s.ID, IsFinalized: s.Finalized(), AsOf: stamp(s.LastChange)}
+		out := rootOut{SessionID: s.ID, IsFinalized: s.Finalized(), AsOf: baton.Timestamp(s.LastChange)}
 		if s.Finalized() {
 			out.MerkleRoot, out.LeafCount = s.MerkleRoot, s.LeafCount
 			return out, nil

@@ -62,7 +62,7 @@ var ThoughtRecord = tool.New(tool.Definition[recordIn, recordOut]{
 			return recordOut{}, err
 		}
 		out := recordOut{ThoughtID: r.ID, TaskID: r.TaskID, Type: r.Type, Hash: r.Hash, PreviousHash: r.PreviousHash,
-			RecordedAt: stamp(r.RecordedAt), RecordedBy: r.RecordedBy, ChainPosition: r.Position, SessionIDs: r.SessionIDs}
+			RecordedAt: baton.Timestamp(r.RecordedAt), RecordedBy: r.RecordedBy, ChainPosition: r.Position, SessionIDs: r.SessionIDs}
 		if out.SessionIDs == nil {
 			out.SessionIDs = []string{}
 		}

@@ -72,7 +72,7 @@ var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
 		for _, r := range recs {
 			tasks[r.TaskID] = true
 			out.Thoughts = append(out.Thoughts, thoughtView{ThoughtID: r.ID, TaskID: r.TaskID, Type: r.Type, Content: r.Content,
-				Hash: r.Hash, PreviousHash: r.PreviousHash, RecordedAt: stamp(r.RecordedAt), RecordedBy: r.RecordedBy,
+				Hash: r.Hash, PreviousHash: r.PreviousHash, RecordedAt: baton.Timestamp(r.RecordedAt), RecordedBy: r.RecordedBy,
 				ChainPosition: r.Position})
 		}
 		out.ThoughtCount = len(out.Thoughts)

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"context"
+	"github.com/baton-dev/baton"
 
 	"github.com/baton-dev/baton/tool"
 )
@@ -47,7 +48,7 @@ var ClaimItem = tool.New(tool.Definition[claimIn, claimOut]{
 		}
 		return claimOut{
 			ItemID: cl.ItemID, Holder: cl.Holder, Token: cl.Token,
-			ClaimedAt: stamp(cl.ClaimedAt), ExpiresAt: stamp(cl.ExpiresAt), Status: string(it.Status),
+			ClaimedAt: baton.Timestamp(cl.ClaimedAt), ExpiresAt: baton.Timestamp(cl.ExpiresAt), Status: string(it.Status),
 		}, nil
 	},
 })

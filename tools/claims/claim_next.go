@@ -69,7 +69,7 @@ var ClaimNext = tool.New(tool.Definition[nextIn, nextOut]{
 		prio := int(it.Priority)
 		return nextOut{
 			Claimed: true, ItemID: it.ID, Title: it.Title, Priority: &prio,
-			Holder: cl.Holder, Token: cl.Token, ClaimedAt: stamp(cl.ClaimedAt), ExpiresAt: stamp(cl.ExpiresAt),
+			Holder: cl.Holder, Token: cl.Token, ClaimedAt: baton.Timestamp(cl.ClaimedAt), ExpiresAt: baton.Timestamp(cl.ExpiresAt),
 			Status: string(it.Status),
 		}, nil
 	},

@@ -38,8 +38,6 @@ func ttl(c *tool.Call, seconds int) time.Duration {
 // by their activity and would fence them out of their own work.
 func holder(c *tool.Call) string { return c.Principal.Agent }
 
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 func statusNames() []string {
 	out := make([]string, len(baton.Statuses))
 	for i, s := range baton.Statuses {

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"context"
+	"github.com/baton-dev/baton"
 
 	"github.com/baton-dev/baton/tool"
 )
@@ -31,6 +32,6 @@ var RenewClaim = tool.New(tool.Definition[renewIn, renewOut]{
 		if err != nil {
 			return renewOut{}, err
 		}
-		return renewOut{ItemID: cl.ItemID, Holder: cl.Holder, Token: cl.Token, ExpiresAt: stamp(cl.ExpiresAt)}, nil
+		return renewOut{ItemID: cl.ItemID, Holder: cl.Holder, Token: cl.Token, ExpiresAt: baton.Timestamp(cl.ExpiresAt)}, nil
 	},
 })

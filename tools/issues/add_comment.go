@@ -35,6 +35,6 @@ var AddComment = tool.New(tool.Definition[commentIn, commentOut]{
 		if err := c.Tx.AddComment(ctx, cm); err != nil {
 			return commentOut{}, err
 		}
-		return commentOut{CommentID: cm.ID, IssueID: it.ID, CreatedAt: stamp(cm.CreatedAt)}, nil
+		return commentOut{CommentID: cm.ID, IssueID: it.ID, CreatedAt: baton.Timestamp(cm.CreatedAt)}, nil
 	},
 })

@@ -47,6 +47,6 @@ var AddFinding = tool.New(tool.Definition[findingIn, findingOut]{
 		if err := c.Tx.AddFinding(ctx, f); err != nil {
 			return findingOut{}, err
 		}
-		return findingOut{FindingID: f.ID, IssueID: it.ID, Category: f.Category, Summary: f.Summary, CreatedAt: stamp(f.CreatedAt)}, nil
+		return findingOut{FindingID: f.ID, IssueID: it.ID, Category: f.Category, Summary: f.Summary, CreatedAt: baton.Timestamp(f.CreatedAt)}, nil
 	},
 })

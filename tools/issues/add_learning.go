@@ -64,7 +64,7 @@ var AddLearning = tool.New(tool.Definition[learningIn, learningOut]{
 		if err := c.Tx.AddLearning(ctx, l); err != nil {
 			return learningOut{}, err
 		}
-		return learningOut{LearningID: l.ID, IssueID: it.ID, QualityScore: l.QualityScore, CreatedAt: stamp(l.CreatedAt)}, nil
+		return learningOut{LearningID: l.ID, IssueID: it.ID, QualityScore: l.QualityScore, CreatedAt: baton.Timestamp(l.CreatedAt)}, nil
 	},
 })
 

@@ -78,7 +78,7 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 		out := getOut{ID: it.ID, Identifier: it.ID, Title: it.Title, Description: it.Description,
 			Status: string(it.Status), Priority: priorityOut(it.Priority), Labels: nonNil(it.Labels),
 			Assignee: it.Assignee, Project: it.Project, ParentID: it.ParentID,
-			CreatedAt: stamp(it.CreatedAt), UpdatedAt: stamp(it.UpdatedAt)}
+			CreatedAt: baton.Timestamp(it.CreatedAt), UpdatedAt: baton.Timestamp(it.UpdatedAt)}
 		if out.DependsOn, err = c.Tx.Dependencies(ctx, it.ID); err != nil {
 			return out, err
 		}
@@ -107,7 +107,7 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 		}
 		out.Comments = make([]commentView, 0, len(cs))
 		for _, cm := range cs {
-			out.Comments = append(out.Comments, commentView{ID: cm.ID, Content: cm.Body, CreatedBy: cm.CreatedBy, CreatedAt: stamp(cm.CreatedAt)})
+			out.Comments = append(out.Comments, commentView{ID: cm.ID, Content: cm.Body, CreatedBy: cm.CreatedBy, CreatedAt: baton.Timestamp(cm.CreatedAt)})
 		}
 		return out, nil
 	},
@@ -115,11 +115,11 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 
 func viewFinding(f *baton.Finding) findingView {
 	return findingView{ID: f.ID, Category: f.Category, Summary: f.Summary, Details: f.Details,
-		Files: nonNil(f.Files), CreatedBy: f.CreatedBy, CreatedAt: stamp(f.CreatedAt)}
+		Files: nonNil(f.Files), CreatedBy: f.CreatedBy, CreatedAt: baton.Timestamp(f.CreatedAt)}
 }
 
 func viewLearning(l *baton.Learning) learningView {
 	return learningView{ID: l.ID, Pattern: l.Pattern, Context: l.Context, AppliesTo: nonNil(l.AppliesTo),
 		LearningType: l.Type, QualityScore: l.QualityScore, Verified: l.Verified, CreatedBy: l.CreatedBy,
-		CreatedAt: stamp(l.CreatedAt)}
+		CreatedAt: baton.Timestamp(l.CreatedAt)}
 }

@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"github.com/baton-dev/baton"
 
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools/session"
@@ -47,7 +48,7 @@ var GetIssueStatus = tool.New(tool.Definition[getIn, statusOut]{
 		}
 		out := statusOut{ID: it.ID, Identifier: it.ID, Title: it.Title, Status: string(it.Status),
 			Labels: nonNil(it.Labels), Priority: priorityOut(it.Priority), Size: size(it.Labels),
-			UpdatedAt: stamp(it.UpdatedAt), RecentFindings: []string{}, RecentRuns: []runView{}}
+			UpdatedAt: baton.Timestamp(it.UpdatedAt), RecentFindings: []string{}, RecentRuns: []runView{}}
 		fs, err := c.Tx.Findings(ctx, it.ID, 5)
 		if err != nil {
 			return out, err
@@ -62,7 +63,7 @@ var GetIssueStatus = tool.New(tool.Definition[getIn, statusOut]{
 		for _, r := range runs {
 			v := runView{ID: r.ID, Status: r.Status, Error: r.Error, CostUSD: r.CostUSD, DurationMS: r.DurationMS, Agent: r.Agent}
 			if !r.EndedAt.IsZero() {
-				v.EndedAt = stamp(r.EndedAt)
+				v.EndedAt = baton.Timestamp(r.EndedAt)
 			}
 			out.RecentRuns = append(out.RecentRuns, v)
 		}

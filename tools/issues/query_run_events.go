@@ -68,7 +68,7 @@ var QueryRunEvents = tool.New(tool.Definition[eventsIn, eventsOut]{
 		}
 		out := eventsOut{Events: make([]eventView, 0, len(evs)), TotalCount: total, Offset: in.Offset, Limit: in.Limit}
 		for _, e := range evs {
-			v := eventView{RunID: e.RunID, Seq: e.Seq, Type: e.Type, Subtype: e.Subtype, CreatedAt: stamp(e.CreatedAt)}
+			v := eventView{RunID: e.RunID, Seq: e.Seq, Type: e.Type, Subtype: e.Subtype, CreatedAt: baton.Timestamp(e.CreatedAt)}
 			if json.Unmarshal(e.Data, &v.Data) != nil || v.Data == nil {
 				v.Data = map[string]any{"raw": string(e.Data)}
 			}

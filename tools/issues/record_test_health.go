@@ -49,6 +49,6 @@ var RecordTestHealth = tool.New(tool.Definition[testHealthIn, testHealthOut]{
 		if err := c.Tx.RecordTestHealth(ctx, h); err != nil {
 			return testHealthOut{}, err
 		}
-		return testHealthOut{Recorded: true, IssueID: it.ID, TestCount: in.TestCount, CreatedAt: stamp(c.Now)}, nil
+		return testHealthOut{Recorded: true, IssueID: it.ID, TestCount: in.TestCount, CreatedAt: baton.Timestamp(c.Now)}, nil
 	},
 })

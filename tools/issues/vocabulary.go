@@ -6,7 +6,6 @@ package issues
 
 import (
 	"strings"
-	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
@@ -20,8 +19,6 @@ const Toolset = "issues"
 func priorityOut(p baton.Priority) int { return min(int(p)+1, 4) }
 
 func priorityIn(p int) baton.Priority { return baton.Priority(p - 1) }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -64,7 +64,7 @@ var Create = tool.New(tool.Definition[createIn, createOut]{
 		if err := c.Tx.CreateItem(ctx, it); err != nil {
 			return createOut{}, err
 		}
-		return createOut{TaskID: it.ID, Status: string(it.Status), CreatedAt: stamp(it.CreatedAt),
+		return createOut{TaskID: it.ID, Status: string(it.Status), CreatedAt: baton.Timestamp(it.CreatedAt),
 			CreatedBy: it.CreatedBy, Sequence: it.Sequence}, nil
 	},
 })

@@ -73,7 +73,7 @@ func taskView(it *baton.Item) getOut {
 		TaskID: it.ID, Title: it.Title, Description: it.Description, Project: it.Project,
 		Status: string(it.Status), Priority: priorityName(it.Priority), Progress: it.Progress,
 		Assignee: assigneeName(it.Assignee), Labels: it.Labels, EstimateHours: it.EstimateHours,
-		CreatedAt: stamp(it.CreatedAt), UpdatedAt: stamp(it.UpdatedAt), CreatedBy: it.CreatedBy,
+		CreatedAt: baton.Timestamp(it.CreatedAt), UpdatedAt: baton.Timestamp(it.UpdatedAt), CreatedBy: it.CreatedBy,
 		UpdatedBy: it.UpdatedBy, ParentID: it.ParentID, BlockedReason: it.BlockedReason,
 	}
 }

@@ -101,7 +101,7 @@ var List = tool.New(tool.Definition[listIn, listOut]{
 			out.Tasks = append(out.Tasks, listTask{
 				TaskID: it.ID, Title: it.Title, Project: it.Project, Status: string(it.Status),
 				Priority: priorityName(it.Priority), Progress: it.Progress, Assignee: assigneeName(it.Assignee),
-				CreatedAt: stamp(it.CreatedAt), UpdatedAt: stamp(it.UpdatedAt),
+				CreatedAt: baton.Timestamp(it.CreatedAt), UpdatedAt: baton.Timestamp(it.UpdatedAt),
 			})
 		}
 		out.ReturnedCount = len(out.Tasks)

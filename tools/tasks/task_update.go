@@ -112,7 +112,7 @@ var Update = tool.New(tool.Definition[updateIn, updateOut]{
 			return updateOut{}, err
 		}
 		out.Status, out.Progress = string(it.Status), it.Progress
-		out.UpdatedAt, out.UpdatedBy = stamp(it.UpdatedAt), it.UpdatedBy
+		out.UpdatedAt, out.UpdatedBy = baton.Timestamp(it.UpdatedAt), it.UpdatedBy
 		return out, nil
 	},
 })

@@ -4,8 +4,6 @@
 package tasks
 
 import (
-	"time"
-
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
 )
@@ -68,8 +66,6 @@ func statusNames() []string {
 	}
 	return out
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // Field rules shared by several task tools.
 var (
