@@ -35,6 +35,7 @@ type Tx interface {
 	LearningTx
 	ClaimTx
 	AuditTx
+	MessageTx
 }
 
 // ProjectTx reads and writes projects.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
@@ -35,8 +36,25 @@ func (a *App) toolsetCmds() []*cobra.Command {
 	return out
 }
 
-// Flag names are the kebab-case property names.
-func flagName(prop string) string { return strings.ReplaceAll(prop, "_", "-") }
+// flagName is a property name in kebab-case: task_id and threadId both
+// become flags as a shell user expects them (--task-id, --thread-id).
+func flagName(prop string) string {
+	var b strings.Builder
+	for i, r := range prop {
+		switch {
+		case r == '_':
+			b.WriteByte('-')
+		case unicode.IsUpper(r):
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 	var input string
@@ -52,8 +70,10 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&input, "input", "", "input as a JSON object")
 	fs.BoolVar(&asJSON, "json", false, "print exactly the structured output (or the error envelope) as JSON")
+	props := map[string]string{} // flag name -> property
 	for _, name := range in.PropertyOrder {
 		addFlag(cmd, name, in.Properties[name], slices.Contains(in.Required, name))
+		props[flagName(name)] = name
 	}
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
 		args := map[string]any{}
@@ -64,7 +84,7 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 		}
 		var ferr error
 		c.Flags().Visit(func(f *pflag.Flag) {
-			prop := strings.ReplaceAll(f.Name, "-", "_")
+			prop := props[f.Name]
 			ps, ok := in.Properties[prop]
 			if !ok || ferr != nil {
 				return

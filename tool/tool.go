@@ -254,8 +254,16 @@ func (t *typed[In, Out]) log(ctx context.Context, c *Call, in In, out Out) error
 	if err != nil {
 		return err
 	}
-	return c.Tx.AppendAction(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
-		Tool: t.spec.Name, Subject: subject(c, in, out), InputDigest: inDigest, ResultDigest: outDigest, At: c.Now})
+	if err := c.Tx.AppendAction(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
+		Tool: t.spec.Name, Subject: subject(c, in, out), InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}); err != nil {
+		return err
+	}
+	// An agent that changes something is known from then on (messages can
+	// reach it); the human is "user", not an agent.
+	if c.Principal.Agent == "" || c.Principal.Agent == baton.User {
+		return nil
+	}
+	return c.Tx.SeeAgent(ctx, c.Principal.Agent, c.Now)
 }
 
 // subjectKeys name the work item a call is about, in the output (a create

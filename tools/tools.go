@@ -8,6 +8,7 @@ import (
 	"github.com/baton-dev/baton/tools/beads"
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/issues"
+	"github.com/baton-dev/baton/tools/messaging"
 	"github.com/baton-dev/baton/tools/skills"
 	"github.com/baton-dev/baton/tools/system"
 	"github.com/baton-dev/baton/tools/tasks"
@@ -59,6 +60,16 @@ func All() []tool.Tool {
 		audit.MerkleProof,
 		skills.SkillList,
 		skills.SkillGet,
+		messaging.SendMessage,
+		messaging.ReadMessages,
+		messaging.ListThreads,
+		messaging.MarkRead,
+		messaging.SearchMessages,
+		messaging.SetStatus,
+		messaging.ReportProgress,
+		messaging.Announce,
+		messaging.CreateProposal,
+		messaging.ListProposals,
 	}
 }
 
