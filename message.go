@@ -100,6 +100,9 @@ type MessageTx interface {
 	SearchMessages(ctx context.Context, project, text, agentID string, limit int) ([]*Message, error)
 	CreateProposal(ctx context.Context, p *Proposal) error
 	Proposals(ctx context.Context, project, status, typ string) ([]*Proposal, error)
+	// DecideProposal moves a pending proposal to accepted or dismissed; a
+	// decided one is ERR_CONFLICT, an unknown one ERR_NOT_FOUND.
+	DecideProposal(ctx context.Context, id, status string) (*Proposal, error)
 	// SeeAgent records that an agent acted now (first and last seen).
 	SeeAgent(ctx context.Context, name string, at time.Time) error
 	// Agent finds an agent by name, case-insensitively: ERR_AGENT_NOT_FOUND

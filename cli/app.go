@@ -115,14 +115,17 @@ func (a *App) root() *cobra.Command {
 
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd(),
-		a.readyCmd(), a.runsCmd(), a.memoryCmd()} {
+		a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd()} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
 	for _, c := range mergeCommands(a.toolsetCmds(), a.skillsCmd()) {
 		c.GroupID = "tools"
-		if c.Name() == "audit" {
+		switch c.Name() {
+		case "audit":
 			c.AddCommand(a.auditCmds()...)
+		case "proposals":
+			c.AddCommand(a.proposalCmds()...)
 		}
 		root.AddCommand(c)
 	}

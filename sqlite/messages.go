@@ -219,8 +219,11 @@ func (t *tx) Proposals(ctx context.Context, project, status, typ string) ([]*bat
 			cond, args = cond+" AND "+col+" = ?", append(args, v)
 		}
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT id, project, author, title, description, type, status, created_at FROM proposals
-		WHERE `+cond+` ORDER BY created_at DESC, rid DESC`, args...)
+	return t.proposals(ctx, `WHERE `+cond+` ORDER BY created_at DESC, rid DESC`, args...)
+}
+
+func (t *tx) proposals(ctx context.Context, where string, args ...any) ([]*baton.Proposal, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT id, project, author, title, description, type, status, created_at FROM proposals `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +239,27 @@ func (t *tx) Proposals(ctx context.Context, project, status, typ string) ([]*bat
 		out = append(out, &p)
 	}
 	return out, rows.Err()
+}
+
+func (t *tx) DecideProposal(ctx context.Context, id, status string) (*baton.Proposal, error) {
+	ps, err := t.proposals(ctx, `WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, baton.Errorf(baton.ErrNotFound, "proposal %q does not exist", id).
+			WithDetails("id", id).WithHint("list_proposals shows proposal ids")
+	}
+	p := ps[0]
+	if p.Status != "pending" {
+		return nil, baton.Errorf(baton.ErrConflict, "proposal %s is already %s", id, p.Status).
+			WithDetails("id", id, "status", p.Status).WithHint("only pending proposals are accepted or dismissed")
+	}
+	if _, err := t.q.ExecContext(ctx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id); err != nil {
+		return nil, err
+	}
+	p.Status = status
+	return p, nil
 }
 
 func (t *tx) SeeAgent(ctx context.Context, name string, at time.Time) error {
