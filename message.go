@@ -49,6 +49,8 @@ type MessageFilter struct {
 	Limit    int
 	Before   *time.Time
 	BeforeID string
+	// PendingTo keeps only messages to this reader not yet delivered.
+	PendingTo string
 }
 
 // Thread summarises one conversation.

@@ -36,6 +36,7 @@ type Tx interface {
 	ClaimTx
 	AuditTx
 	MessageTx
+	EventTx
 }
 
 // ProjectTx reads and writes projects.

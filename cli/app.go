@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/events"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
@@ -60,6 +61,7 @@ type App struct {
 	claimTTL                     time.Duration
 	started                      time.Time
 	store                        baton.Store
+	bus                          *events.Bus
 }
 
 // Run executes baton with args and returns the process exit code.
@@ -68,6 +70,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		a.Getenv = os.Getenv
 	}
 	a.started = time.Now()
+	a.bus = events.NewBus()
 	root := a.root()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -115,7 +118,7 @@ func (a *App) root() *cobra.Command {
 
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd(),
-		a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd()} {
+		a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd()} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
@@ -179,6 +182,7 @@ func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*to
 		Store: s, Clock: a.Clock, Registry: reg, DataDir: dirOf(s.Info(ctx).Path),
 		Server:   tool.ServerInfo{Version: a.Version, Mode: mode, Started: a.started},
 		ClaimTTL: a.claimTTL,
+		Bus:      a.bus,
 		Log:      slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, nil
 }

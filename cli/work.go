@@ -161,3 +161,66 @@ func (a *App) readyCmd() *cobra.Command {
 		},
 	}
 }
+
+// watchCmd is `baton watch`: the project's events, live, in the terminal.
+// It reads the database, so it follows every process working on it.
+func (a *App) watchCmd() *cobra.Command {
+	var from int64
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Print the project's events live (Ctrl-C to stop)",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			s, err := a.openStore(ctx)
+			if err != nil {
+				return a.fail(err)
+			}
+			project := a.project
+			if project == "" {
+				if err := s.View(ctx, func(tx baton.Tx) error {
+					ps, err := tx.Projects(ctx)
+					if err != nil {
+						return err
+					}
+					if len(ps) != 1 {
+						return baton.Errorf(baton.ErrInvalidInput, "there are %d projects: say which with --project", len(ps)).
+							WithDetails("field", "project", "constraint", "required")
+					}
+					project = ps[0].Slug
+					return nil
+				}); err != nil {
+					return a.fail(err)
+				}
+			}
+			after := from
+			tick := time.NewTicker(every)
+			defer tick.Stop()
+			for {
+				var evs []*baton.Event
+				if err := s.View(ctx, func(tx baton.Tx) (err error) {
+					evs, err = tx.Events(ctx, project, after, 500)
+					return err
+				}); err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return a.fail(err)
+				}
+				for _, e := range evs {
+					fmt.Fprintf(a.Stdout, "%d\t%s\t%-22s\t%s\t%s\n", e.Seq, baton.Timestamp(e.At), e.Type, e.Subject, e.Agent)
+					after = e.Seq
+				}
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-tick.C:
+				}
+			}
+		},
+	}
+	cmd.Flags().Int64Var(&from, "from", 0, "print events after this sequence number (0: all kept)")
+	cmd.Flags().DurationVar(&every, "every", 250*time.Millisecond, "how often to look for new events")
+	return cmd
+}

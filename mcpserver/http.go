@@ -39,6 +39,7 @@ func (f *Factory) Handler(opts HTTPOptions) http.Handler {
 	}, &mcp.StreamableHTTPOptions{SessionTimeout: timeout, Logger: f.Log})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
+	mux.HandleFunc("GET /events", f.serveEvents)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		res := f.Registry.Call(r.Context(), f.Env, baton.Principal{Agent: "healthz", Source: baton.SourceHTTP}, "server_health", nil)
 		w.Header().Set("Content-Type", "application/json")

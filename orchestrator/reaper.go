@@ -49,7 +49,12 @@ func (r *Reaper) Once(ctx context.Context) (int, error) {
 	var n int
 	err := r.Store.Update(ctx, func(tx baton.Tx) error {
 		var err error
-		n, err = tx.ReapClaims(ctx, now)
+		if n, err = tx.ReapClaims(ctx, now); err != nil {
+			return err
+		}
+		// Events past retention go too: a subscriber away longer than
+		// that starts again from the present.
+		_, err = tx.PruneEvents(ctx, now.Add(-baton.EventRetention))
 		return err
 	})
 	if n > 0 && r.Log != nil {

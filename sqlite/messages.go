@@ -82,11 +82,16 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 	if f.AgentID != "" {
 		where, args = append(where, "(agent_id = ? COLLATE NOCASE OR recipient = ?)"), append(args, f.AgentID, f.AgentID)
 	}
+	if f.PendingTo != "" {
+		where, args = append(where, "recipient = ? AND delivery_status = 'pending'"), append(args, f.PendingTo)
+	}
 	if f.Before != nil {
-		// Same-millisecond ties are ordered by id, so a page can end
-		// between two messages of one instant and the next page resume.
+		// Messages of one instant keep their send order (rid), so a page
+		// can end between two of them and the next page, given the oldest
+		// message seen as beforeId, resume exactly there.
 		if f.BeforeID != "" {
-			where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"), append(args, ms(*f.Before), ms(*f.Before), f.BeforeID)
+			where = append(where, "(created_at < ? OR (created_at = ? AND rid < COALESCE((SELECT rid FROM messages WHERE id = ?), 0)))")
+			args = append(args, ms(*f.Before), ms(*f.Before), f.BeforeID)
 		} else {
 			where, args = append(where, "created_at < ?"), append(args, ms(*f.Before))
 		}
@@ -100,8 +105,8 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 		limit = 50
 	}
 	// The newest page, then put oldest first.
-	msgs, err := t.messages(ctx, `SELECT * FROM (SELECT `+messageColumns+` FROM messages`+cond+
-		` ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at ASC, id ASC`, append(args, limit)...)
+	msgs, err := t.messages(ctx, `SELECT `+messageColumns+` FROM (SELECT rid, `+messageColumns+` FROM messages`+cond+
+		` ORDER BY created_at DESC, rid DESC LIMIT ?) ORDER BY created_at ASC, rid ASC`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +268,9 @@ func (t *tx) DecideProposal(ctx context.Context, id, status string) (*baton.Prop
 }
 
 func (t *tx) SeeAgent(ctx context.Context, name string, at time.Time) error {
+	if strings.EqualFold(name, baton.User) {
+		return nil // the human is the user, never one of the agents
+	}
 	_, err := t.q.ExecContext(ctx, `INSERT INTO agents (name, first_seen, last_seen) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET last_seen = MAX(last_seen, excluded.last_seen)`, name, ms(at), ms(at))
 	return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
+	"github.com/baton-dev/baton/events"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -52,7 +53,10 @@ type Definition[In, Out any] struct {
 	Input       Rules    // constraints on input properties
 	Output      Rules    // constraints on output properties (documented, and checked)
 	Transaction TxMode
-	Execute     func(ctx context.Context, c *Call, in In) (Out, error)
+	// Event is the type of the event a successful call publishes (e.g.
+	// message.sent); empty means "tool.<name>". Read-only tools publish none.
+	Event   string
+	Execute func(ctx context.Context, c *Call, in In) (Out, error)
 	// Text renders a successful output as plain text for MCP content and
 	// the CLI; without it both show the JSON.
 	Text func(Out) string
@@ -64,6 +68,8 @@ type Call struct {
 	Tx        baton.Tx // the call's one transaction; nil under TxNone
 	Env       *Env
 	Now       time.Time // one timestamp for everything the call writes
+
+	published []string // projects with new events, announced after commit
 }
 
 // Env holds what tools may reach: the store, the clock and facts about the
@@ -81,6 +87,8 @@ type Env struct {
 	// ClaimTTL is the lease a claim gets unless the call asks for another;
 	// zero means baton.DefaultClaimTTL.
 	ClaimTTL time.Duration
+	// Bus wakes subscribers after a call's events commit; may be nil.
+	Bus *events.Bus
 }
 
 // Getwd returns the agent's working directory.
@@ -100,7 +108,7 @@ type ServerInfo struct {
 
 // Stages are the steps every call passes through, in order; server_health
 // reports them.
-var Stages = []string{"validate", "transaction", "execute", "validate_output", "audit", "commit"}
+var Stages = []string{"validate", "transaction", "execute", "validate_output", "audit", "event", "commit", "publish"}
 
 func (e *Env) now() time.Time {
 	if e.Clock != nil {
@@ -240,6 +248,10 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		var zero Out
 		return zero, baton.AsError(err)
 	}
+	// Subscribers read what committed, so they are woken only now.
+	for _, p := range c.published {
+		env.Bus.Publish(p)
+	}
 	return out, nil
 }
 
@@ -258,12 +270,51 @@ func (t *typed[In, Out]) log(ctx context.Context, c *Call, in In, out Out) error
 		Tool: t.spec.Name, Subject: subject(c, in, out), InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}); err != nil {
 		return err
 	}
+	if err := t.publish(ctx, c, subject(c, in, out), out); err != nil {
+		return err
+	}
 	// An agent that changes something is known from then on (messages can
 	// reach it); the human is "user", not an agent.
 	if c.Principal.Agent == "" || c.Principal.Agent == baton.User {
 		return nil
 	}
 	return c.Tx.SeeAgent(ctx, c.Principal.Agent, c.Now)
+}
+
+// publish appends the call's event to its project's stream.
+func (t *typed[In, Out]) publish(ctx context.Context, c *Call, subject string, out Out) error {
+	typ := t.def.Event
+	if typ == "" {
+		typ = "tool." + t.spec.Name
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	e := &baton.Event{Project: eventProject(ctx, c, subject), Type: typ, Subject: subject, Agent: c.Principal.Agent,
+		Data: data, At: c.Now}
+	if err := c.Tx.AppendEvent(ctx, e); err != nil {
+		return err
+	}
+	c.published = append(c.published, e.Project)
+	return nil
+}
+
+// eventProject is the project whose stream an event joins: its work item's,
+// else the session's, else the only project there is, else none ("").
+func eventProject(ctx context.Context, c *Call, subject string) string {
+	if subject != "" {
+		if it, err := c.Tx.Item(ctx, subject); err == nil {
+			return it.Project
+		}
+	}
+	if c.Principal.Project != "" {
+		return c.Principal.Project
+	}
+	if ps, err := c.Tx.Projects(ctx); err == nil && len(ps) == 1 {
+		return ps[0].Slug
+	}
+	return ""
 }
 
 // subjectKeys name the work item a call is about, in the output (a create

@@ -64,6 +64,7 @@ func All() []tool.Tool {
 		messaging.ReadMessages,
 		messaging.ListThreads,
 		messaging.MarkRead,
+		messaging.WaitForMessages,
 		messaging.SearchMessages,
 		messaging.SetStatus,
 		messaging.ReportProgress,

@@ -25,6 +25,7 @@ type startOut struct {
 // AuditSessionStart is audit_session_start.
 var AuditSessionStart = tool.New(tool.Definition[startIn, startOut]{
 	Name:    "audit_session_start",
+	Event:   "audit.session_started",
 	Toolset: Toolset,
 	Description: "Begin an audit session on a task. Every thought record and tool call about the task (and, with scope deep, " +
 		"its sub-tasks) joins the session until merkle_finalize freezes its root.",

@@ -26,6 +26,7 @@ type finalizeOut struct {
 // MerkleFinalize is merkle_finalize.
 var MerkleFinalize = tool.New(tool.Definition[finalizeIn, finalizeOut]{
 	Name:    "merkle_finalize",
+	Event:   "audit.finalized",
 	Toolset: Toolset,
 	Description: "Build the Merkle tree of an audit session's records and freeze its root: leaves are record hashes, nodes " +
 		"SHA256(left||right), an odd node is promoted, the empty tree's root is sha256(\"\"). A second call is ERR_ALREADY_FINALIZED.",

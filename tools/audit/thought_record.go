@@ -34,6 +34,7 @@ type recordOut struct {
 // ThoughtRecord is thought_record.
 var ThoughtRecord = tool.New(tool.Definition[recordIn, recordOut]{
 	Name:    "thought_record",
+	Event:   "thought.recorded",
 	Toolset: Toolset,
 	Description: "Append a hash-chained decision record to a task's audit trail. Each record references the previous record's hash, " +
 		"forming a tamper-evident chain; records made while an audit session covers the task belong to that session.",

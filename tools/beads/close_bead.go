@@ -29,6 +29,7 @@ const epicReason = "all children closed"
 // CloseBead is close_bead.
 var CloseBead = tool.New(tool.Definition[closeIn, closeOut]{
 	Name:    "close_bead",
+	Event:   "bead.closed",
 	Toolset: Toolset,
 	Description: "Close a bead (mark it done) from any status that is not already closed. " +
 		"An epic whose children are then all closed is closed too, and so on up.",

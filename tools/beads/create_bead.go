@@ -25,6 +25,7 @@ type createOut struct {
 // CreateBead is create_bead.
 var CreateBead = tool.New(tool.Definition[createIn, createOut]{
 	Name:    "create_bead",
+	Event:   "bead.created",
 	Toolset: Toolset,
 	Description: "Create a new bead (work item) in the session's project. It starts open and ready to work " +
 		"(the same row is a todo task in the tasks tools).",

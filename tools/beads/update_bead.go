@@ -26,6 +26,7 @@ type updateOut struct {
 // UpdateBead is update_bead.
 var UpdateBead = tool.New(tool.Definition[updateIn, updateOut]{
 	Name:    "update_bead",
+	Event:   "bead.updated",
 	Toolset: Toolset,
 	Description: "Update fields on an existing bead; only the fields given change. Status: open returns a started or blocked bead to todo " +
 		"(an open bead stays as it is); in_progress starts it; closed closes it as close_bead does. " +

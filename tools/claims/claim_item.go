@@ -24,6 +24,7 @@ type claimOut struct {
 // ClaimItem is claim_item.
 var ClaimItem = tool.New(tool.Definition[claimIn, claimOut]{
 	Name:    "claim_item",
+	Event:   "claim.taken",
 	Toolset: Toolset,
 	Description: "Claim a work item for yourself: a lease that lets only you change it until it expires. " +
 		"Exactly one of several agents racing for an item wins; the others get ERR_CLAIMED naming the holder and expires_at. " +

@@ -34,6 +34,7 @@ type nextOut struct {
 // ClaimNext is claim_next.
 var ClaimNext = tool.New(tool.Definition[nextIn, nextOut]{
 	Name:    "claim_next",
+	Event:   "claim.taken",
 	Toolset: Toolset,
 	Description: "Claim the most urgent, oldest ready work item (todo, no unfinished dependencies or subtasks, unclaimed, " +
 		"unassigned or assigned to you), optionally only with a label or of a kind. Racing agents each get a different item. " +

@@ -19,6 +19,7 @@ type releaseOut struct {
 // ReleaseClaim is release_claim.
 var ReleaseClaim = tool.New(tool.Definition[releaseIn, releaseOut]{
 	Name:    "release_claim",
+	Event:   "claim.released",
 	Toolset: Toolset,
 	Description: "End your claim on an item so others can take it. An item the claim moved from todo to in_progress goes back to todo, unassigned. " +
 		"ERR_CLAIMED if someone else holds it; ERR_NOT_FOUND if it is not claimed. Finishing the item (done or cancelled) releases it without this call.",

@@ -21,6 +21,7 @@ type renewOut struct {
 // RenewClaim is renew_claim.
 var RenewClaim = tool.New(tool.Definition[renewIn, renewOut]{
 	Name:    "renew_claim",
+	Event:   "claim.renewed",
 	Toolset: Toolset,
 	Description: "Extend your active claim on an item by its TTL, e.g. during long work that does not update the item. " +
 		"ERR_CLAIMED if someone else holds it or your lease already lapsed (claim it again); ERR_NOT_FOUND if it is not claimed.",

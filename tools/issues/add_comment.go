@@ -22,6 +22,7 @@ type commentOut struct {
 // AddComment is add_comment.
 var AddComment = tool.New(tool.Definition[commentIn, commentOut]{
 	Name:        "add_comment",
+	Event:       "comment.added",
 	Toolset:     Toolset,
 	Description: "Post a comment on the current issue.",
 	Profiles:    tool.Profiles,

@@ -27,6 +27,7 @@ type findingOut struct {
 // AddFinding is add_finding.
 var AddFinding = tool.New(tool.Definition[findingIn, findingOut]{
 	Name:        "add_finding",
+	Event:       "finding.added",
 	Toolset:     Toolset,
 	Description: "Record a structured finding (test result, code pattern, architecture note, bug or gap) on the current issue. Findings are append-only.",
 	Profiles:    tool.Profiles,

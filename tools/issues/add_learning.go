@@ -35,6 +35,7 @@ type learningOut struct {
 // AddLearning is add_learning.
 var AddLearning = tool.New(tool.Definition[learningIn, learningOut]{
 	Name:    "add_learning",
+	Event:   "learning.added",
 	Toolset: Toolset,
 	Description: "Record a reusable pattern or gotcha for future agents. Quality gates: pattern at least 50 characters, " +
 		"context at least 100 when given, and no duplicate of a pattern already on the issue (compared after normalising case, punctuation and spacing).",

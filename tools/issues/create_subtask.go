@@ -20,6 +20,7 @@ type subtaskIn struct {
 // CreateSubtask is create_subtask.
 var CreateSubtask = tool.New(tool.Definition[subtaskIn, createOut]{
 	Name:    "create_subtask",
+	Event:   "issue.created",
 	Toolset: Toolset,
 	Description: "Create a sub-task of the current issue. The parent is blocked until every sub-task is done, " +
 		"then returns to the status it had.",

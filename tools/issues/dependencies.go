@@ -21,6 +21,7 @@ type depOut struct {
 // across every vocabulary, so a cycle is refused with the cycle named.
 var AddDependency = tool.New(tool.Definition[depIn, depOut]{
 	Name:    "add_dependency",
+	Event:   "dependency.added",
 	Toolset: Toolset,
 	Description: "Record that an issue cannot start before another is done. Dependencies form a DAG across issues, tasks and beads: " +
 		"a dependency that would close a cycle is refused with ERR_CIRCULAR_DEPENDENCY naming the cycle.",
@@ -34,6 +35,7 @@ var AddDependency = tool.New(tool.Definition[depIn, depOut]{
 // RemoveDependency is remove_dependency.
 var RemoveDependency = tool.New(tool.Definition[depIn, depOut]{
 	Name:        "remove_dependency",
+	Event:       "dependency.removed",
 	Toolset:     Toolset,
 	Description: "Remove a dependency between two issues.",
 	Profiles:    []string{"worker", "planner", "architect", "intake"},

@@ -36,6 +36,7 @@ type moveOut struct {
 // MoveIssue is move_issue.
 var MoveIssue = tool.New(tool.Definition[moveIn, moveOut]{
 	Name:    "move_issue",
+	Event:   "issue.moved",
 	Toolset: Toolset,
 	Description: "Move an issue to a different project: copies docs/tickets/<ID>/ artifacts, re-prefixes the identifier, resets the status to todo, " +
 		"keeps the phase label if the target pipeline has it (else resets to its first phase), and adds moved-from:<old id> and skip:<phase> labels. " +

@@ -27,6 +27,7 @@ type coverageOut struct {
 // RecordCoverage is record_coverage.
 var RecordCoverage = tool.New(tool.Definition[coverageIn, coverageOut]{
 	Name:    "record_coverage",
+	Event:   "coverage.recorded",
 	Toolset: Toolset,
 	Description: "Record research coverage for a file and concept, so the scanner does not review the same thing twice. " +
 		"The latest record for a file and concept wins.",

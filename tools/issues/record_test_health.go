@@ -27,6 +27,7 @@ type testHealthOut struct {
 // RecordTestHealth is record_test_health.
 var RecordTestHealth = tool.New(tool.Definition[testHealthIn, testHealthOut]{
 	Name:        "record_test_health",
+	Event:       "test_health.recorded",
 	Toolset:     Toolset,
 	Description: "Record test health metrics after running tests, to track test count trends and detect test bloat.",
 	Profiles:    tool.Profiles,

@@ -26,6 +26,7 @@ type updateStatusOut struct {
 // UpdateIssueStatus is update_issue_status.
 var UpdateIssueStatus = tool.New(tool.Definition[updateStatusIn, updateStatusOut]{
 	Name:    "update_issue_status",
+	Event:   "issue.status_changed",
 	Toolset: Toolset,
 	Description: "Change the status of the current issue. Valid transitions from in_progress: review (done), todo (give up), " +
 		"blocked (need human input). The reason is recorded.",

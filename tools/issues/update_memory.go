@@ -26,6 +26,7 @@ type memoryOut struct {
 // UpdateMemory is update_memory.
 var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
 	Name:    "update_memory",
+	Event:   "memory.updated",
 	Toolset: Toolset,
 	Description: "Persist knowledge for your profile's future runs. Unlike add_learning (issue-scoped, shared), memory is private " +
 		"to the agent's profile and injected into its prompt on every run. The file is replaced atomically.",

@@ -19,6 +19,7 @@ type sendIn struct {
 // SendMessage is send_message.
 var SendMessage = tool.New(tool.Definition[sendIn, sentOut]{
 	Name:        "send_message",
+	Event:       "message.sent",
 	Toolset:     Messages,
 	Description: "Send a message to the user or to another agent. The sender is who you are to the server; an unknown recipient is refused with the known names.",
 	Profiles:    tool.Profiles,
@@ -66,6 +67,7 @@ type readOut struct {
 // ReadMessages is read_messages.
 var ReadMessages = tool.New(tool.Definition[readIn, readOut]{
 	Name:    "read_messages",
+	Event:   "message.delivered",
 	Toolset: Messages,
 	Description: "Read messages, oldest first, with thread and agent filters and a cursor (before, plus beforeId for same-second ties) " +
 		"to page back. Messages to you move from pending to delivered; a read message stays read.",
@@ -150,6 +152,7 @@ type markOut struct {
 // MarkRead is mark_read.
 var MarkRead = tool.New(tool.Definition[markIn, markOut]{
 	Name:        "mark_read",
+	Event:       "message.read",
 	Toolset:     Messages,
 	Description: "Mark messages to you as read: one (messageId) or all from an agent (agentId). At least one is required.",
 	Profiles:    tool.Profiles,

@@ -28,6 +28,7 @@ var proposalStatus = tool.Enum("pending", "accepted", "dismissed")
 // CreateProposal is create_proposal.
 var CreateProposal = tool.New(tool.Definition[proposalIn, proposalView]{
 	Name:        "create_proposal",
+	Event:       "proposal.created",
 	Toolset:     Proposals,
 	Description: "Propose an improvement (product or engineering) for the user to accept or dismiss; check list_proposals for duplicates first.",
 	Profiles:    tool.Profiles,

@@ -22,6 +22,7 @@ type statusOut struct {
 // SetStatus is set_status.
 var SetStatus = tool.New(tool.Definition[statusIn, statusOut]{
 	Name:        "set_status",
+	Event:       "agent.status",
 	Toolset:     Status,
 	Description: "Update your current status (working, blocked, idle, done), what you work on, and the bead.",
 	Profiles:    tool.Profiles,
@@ -52,6 +53,7 @@ type progressOut struct {
 // ReportProgress is report_progress.
 var ReportProgress = tool.New(tool.Definition[progressIn, progressOut]{
 	Name:        "report_progress",
+	Event:       "agent.progress",
 	Toolset:     Status,
 	Description: "Report incremental progress on a task with a percentage (0-100).",
 	Profiles:    tool.Profiles,
@@ -78,6 +80,7 @@ type announceIn struct {
 // Announce is announce.
 var Announce = tool.New(tool.Definition[announceIn, sentOut]{
 	Name:        "announce",
+	Event:       "announcement",
 	Toolset:     Status,
 	Description: "Broadcast an announcement (completion, blocker or question) to the user; it is stored as a message with role announcement.",
 	Profiles:    tool.Profiles,

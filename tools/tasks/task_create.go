@@ -29,6 +29,7 @@ type createOut struct {
 // Create is task_create.
 var Create = tool.New(tool.Definition[createIn, createOut]{
 	Name:        "task_create",
+	Event:       "task.created",
 	Toolset:     Toolset,
 	Description: "Create a new task in the backlog of a project. Returns its id (PREFIX-N) and per-project sequence.",
 	Profiles:    tool.Profiles,

@@ -32,6 +32,7 @@ type updateOut struct {
 // Update is task_update.
 var Update = tool.New(tool.Definition[updateIn, updateOut]{
 	Name:    "task_update",
+	Event:   "task.updated",
 	Toolset: Toolset,
 	Description: "Update a task's fields (status, progress, description, priority, assignee, labels). Status changes follow the state machine: " +
 		"backlog→todo|cancelled; todo→in_progress|blocked|cancelled; in_progress→review|blocked|todo|cancelled; " +

@@ -1,0 +1,78 @@
+package messaging
+
+import (
+	"context"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tool"
+)
+
+type waitIn struct {
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"How long to wait at most, in seconds."`
+	ThreadID       string `json:"threadId,omitempty" jsonschema:"Only wake for messages in this thread."`
+}
+
+type waitOut struct {
+	Messages []messageView `json:"messages" jsonschema:"The messages that arrived for you, oldest first; they are now delivered."`
+	TimedOut bool          `json:"timedOut" jsonschema:"true when nothing arrived before the timeout."`
+	WaitedMS int64         `json:"waitedMs" jsonschema:"How long the call waited."`
+}
+
+// pollEvery catches messages written by other processes on the same
+// database; within this process the bus wakes the wait at once.
+const pollEvery = time.Second
+
+// WaitForMessages is wait_for_messages, baton's own: instead of polling
+// read_messages, an agent blocks until a message for it arrives.
+var WaitForMessages = tool.New(tool.Definition[waitIn, waitOut]{
+	Name:    "wait_for_messages",
+	Toolset: Messages,
+	Description: "Block until a message for you arrives (or the timeout, at most 60 s, passes) and return it: no polling. " +
+		"Messages already waiting return at once.",
+	Profiles:    tool.Profiles,
+	Transaction: tool.TxNone,
+	Input: tool.Rules{
+		"timeout_seconds": tool.Range(1, 60).WithDefault(30),
+		"threadId":        tool.Length(1, 128),
+	},
+	Execute: func(ctx context.Context, c *tool.Call, in waitIn) (waitOut, error) {
+		start := time.Now()
+		deadline := time.NewTimer(time.Duration(in.TimeoutSeconds) * time.Second)
+		defer deadline.Stop()
+		var wake <-chan struct{}
+		if c.Env.Bus != nil {
+			ch, stop := c.Env.Bus.Subscribe("")
+			defer stop()
+			wake = ch
+		}
+		poll := time.NewTicker(pollEvery)
+		defer poll.Stop()
+		for {
+			var msgs []*baton.Message
+			err := c.Env.Store.Update(ctx, func(tx baton.Tx) (err error) {
+				msgs, err = tx.ReadMessages(ctx, c.Principal.Agent, baton.MessageFilter{PendingTo: c.Principal.Agent, ThreadID: in.ThreadID, Limit: 100})
+				return err
+			})
+			if err != nil {
+				return waitOut{}, err
+			}
+			if len(msgs) > 0 {
+				out := waitOut{Messages: make([]messageView, 0, len(msgs)), WaitedMS: time.Since(start).Milliseconds()}
+				for _, m := range msgs {
+					out.Messages = append(out.Messages, view(m))
+				}
+				return out, nil
+			}
+			select {
+			case <-ctx.Done():
+				return waitOut{}, baton.Errorf(baton.ErrInternal, "the wait was cancelled: %v", ctx.Err()).
+					WithHint("call wait_for_messages again")
+			case <-deadline.C:
+				return waitOut{Messages: []messageView{}, TimedOut: true, WaitedMS: time.Since(start).Milliseconds()}, nil
+			case <-wake:
+			case <-poll.C:
+			}
+		}
+	},
+})
