@@ -37,6 +37,7 @@ type Tx interface {
 	AuditTx
 	MessageTx
 	EventTx
+	PresenceTx
 }
 
 // ProjectTx reads and writes projects.

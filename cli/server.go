@@ -167,6 +167,7 @@ func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, e
 	}
 	f := mcpserver.NewFactory(reg, env, a.Version)
 	f.Log = env.Log
+	go f.Heartbeat(ctx)
 	return f, nil
 }
 

@@ -34,6 +34,7 @@ type Factory struct {
 	mu       sync.Mutex
 	servers  map[baton.Principal]*mcp.Server
 	inflight sync.WaitGroup // tool calls under way, drained on shutdown
+	presence presence
 }
 
 // NewFactory returns a factory for reg and env.
@@ -54,7 +55,7 @@ func (f *Factory) Server(p baton.Principal) *mcp.Server {
 		Logger:       f.Log,
 		SchemaCache:  f.cache,
 	})
-	s.AddReceivingMiddleware(f.validateCalls)
+	s.AddReceivingMiddleware(f.track(p), f.validateCalls)
 	who := func(context.Context, *mcp.CallToolRequest) baton.Principal { return p }
 	for _, t := range f.Registry.All() {
 		t.Bind(s, f.Env, who)

@@ -71,6 +71,8 @@ func All() []tool.Tool {
 		messaging.Announce,
 		messaging.CreateProposal,
 		messaging.ListProposals,
+		messaging.ListAgents,
+		messaging.GetProjectState,
 	}
 }
 

@@ -273,9 +273,9 @@ func TestReadMessagesSameInstantKeepsSendOrder(t *testing.T) {
 	}
 }
 
-func TestReadMessagesIDOrderWithinInstant(t *testing.T) {
-	// Whatever the tie order, a cursor id from the page must exclude
-	// exactly the messages at or after it: check against sorted ids.
+func TestReadMessagesCursorWithinInstant(t *testing.T) {
+	// At one instant, before plus the id of any message on the page returns
+	// exactly the messages before it on that page.
 	k := testkit.New(t)
 	withClock(k, 0)
 	known(k, "agent-bob")
@@ -294,5 +294,9 @@ func TestReadMessagesIDOrderWithinInstant(t *testing.T) {
 		if !slices.Equal(got, all[:i]) {
 			t.Errorf("beforeId %s (position %d): %v, want %v", id, i, got, all[:i])
 		}
+	}
+	// An id that names no message resumes nothing at that instant.
+	if got := read(k, map[string]any{"before": stamp(epoch), "beforeId": "no-such-id"}); len(got) != 0 {
+		t.Errorf("unknown beforeId returned %v", field(got, "body"))
 	}
 }
