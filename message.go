@@ -51,6 +51,8 @@ type MessageFilter struct {
 	BeforeID string
 	// PendingTo keeps only messages to this reader not yet delivered.
 	PendingTo string
+	// To keeps only messages to this recipient.
+	To string
 }
 
 // Thread summarises one conversation.
@@ -93,7 +95,7 @@ type MessageTx interface {
 	SendMessage(ctx context.Context, m *Message) error
 	// ReadMessages returns matching messages oldest first (the newest page
 	// when no cursor is given) and marks those addressed to reader as
-	// delivered; a read message stays read.
+	// delivered; a read message stays read. An empty reader only looks.
 	ReadMessages(ctx context.Context, reader string, f MessageFilter) ([]*Message, error)
 	Threads(ctx context.Context, project, agentID string) ([]Thread, error)
 	// MarkRead marks one message, or every message from agentID, addressed

@@ -168,6 +168,7 @@ func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, e
 	f := mcpserver.NewFactory(reg, env, a.Version)
 	f.Log = env.Log
 	go f.Heartbeat(ctx)
+	go f.Watch(ctx)
 	return f, nil
 }
 

@@ -51,11 +51,14 @@ func (f *Factory) Server(p baton.Principal) *mcp.Server {
 		return s
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "baton", Title: "baton", Version: f.Version}, &mcp.ServerOptions{
-		Instructions: Instructions,
-		Logger:       f.Log,
-		SchemaCache:  f.cache,
+		Instructions:       Instructions,
+		Logger:             f.Log,
+		SchemaCache:        f.cache,
+		SubscribeHandler:   f.subscribe,
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
 	s.AddReceivingMiddleware(f.track(p), f.validateCalls)
+	f.addResources(s, p)
 	who := func(context.Context, *mcp.CallToolRequest) baton.Principal { return p }
 	for _, t := range f.Registry.All() {
 		t.Bind(s, f.Env, who)

@@ -82,6 +82,9 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 	if f.AgentID != "" {
 		where, args = append(where, "(agent_id = ? COLLATE NOCASE OR recipient = ?)"), append(args, f.AgentID, f.AgentID)
 	}
+	if f.To != "" {
+		where, args = append(where, "recipient = ?"), append(args, f.To)
+	}
 	if f.PendingTo != "" {
 		where, args = append(where, "recipient = ? AND delivery_status = 'pending'"), append(args, f.PendingTo)
 	}
@@ -112,7 +115,7 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 	}
 	var ids []any
 	for _, m := range msgs {
-		if m.DeliveryStatus == baton.DeliveryPending && strings.EqualFold(m.Recipient, reader) {
+		if reader != "" && m.DeliveryStatus == baton.DeliveryPending && strings.EqualFold(m.Recipient, reader) {
 			ids = append(ids, m.ID)
 			m.DeliveryStatus = baton.DeliveryDelivered
 		}

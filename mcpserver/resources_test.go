@@ -1,0 +1,83 @@
+package mcpserver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/events"
+	"github.com/baton-dev/baton/internal/testkit"
+	"github.com/baton-dev/baton/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestResourceSubscriptions: a go-sdk client subscribed to a work item and
+// to its inbox is told when either changes, and reads the new state.
+func TestResourceSubscriptions(t *testing.T) {
+	k := testkit.New(t)
+	k.Env.Bus = events.NewBus()
+	k.OK("task_create", `{"title":"watched","project":"colibri"}`)
+	k.As("agent-bob").OK("set_status", `{"status":"idle"}`)
+
+	f := mcpserver.NewFactory(k.Registry, k.Env, "test")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.Watch(ctx)
+
+	updated := make(chan string, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	bob := baton.Principal{Agent: "agent-bob", Source: baton.SourceStdio}
+	if _, err := f.Server(bob).Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, uri := range []string{"baton://issues/COL-1", mcpserver.InboxURI} {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	// Wait for the watcher to have taken in the history before changing
+	// anything, so the notification proven is for the change below.
+	waitFor := func(want string) {
+		t.Helper()
+		timeout := time.After(20 * time.Second)
+		for {
+			select {
+			case got := <-updated:
+				if got == want {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no update for %s", want)
+			}
+		}
+	}
+	for k.Env.Bus.Len() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+
+	k.OK("task_update", `{"task_id":"COL-1","status":"todo"}`)
+	waitFor("baton://issues/COL-1")
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "baton://issues/COL-1"})
+	if err != nil || !strings.Contains(res.Contents[0].Text, `"status":"todo"`) {
+		t.Fatalf("read the item: %v %v", err, res)
+	}
+
+	k.OK("send_message", `{"to":"agent-bob","body":"look at COL-1"}`)
+	waitFor(mcpserver.InboxURI)
+	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.InboxURI})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "look at COL-1") {
+		t.Fatalf("read the inbox: %v %v", err, res)
+	}
+}
