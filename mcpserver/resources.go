@@ -93,6 +93,11 @@ func (f *Factory) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 // events from the store, so changes made by other processes on the same
 // database are noticed too (within a second).
 func (f *Factory) Watch(ctx context.Context) {
+	cursors := map[string]int64{}
+	// History before the watch begins notifies nobody: take it in first,
+	// then subscribe, so nothing committed in between is missed (it lies
+	// past the cursors) or taken for history.
+	f.drain(ctx, cursors)
 	var wake <-chan struct{}
 	if f.Env.Bus != nil {
 		ch, stop := f.Env.Bus.Subscribe("")
@@ -101,47 +106,47 @@ func (f *Factory) Watch(ctx context.Context) {
 	}
 	poll := time.NewTicker(pollEvery)
 	defer poll.Stop()
-	cursors := map[string]int64{}
-	first := true
 	for {
-		var fresh []*baton.Event
-		_ = f.Env.Store.View(ctx, func(tx baton.Tx) error {
-			ps, err := tx.Projects(ctx)
-			if err != nil {
-				return err
-			}
-			slugs := []string{""}
-			for _, p := range ps {
-				slugs = append(slugs, p.Slug)
-			}
-			for _, slug := range slugs {
-				for {
-					evs, err := tx.Events(ctx, slug, cursors[slug], 500)
-					if err != nil {
-						return err
-					}
-					if len(evs) == 0 {
-						break
-					}
-					cursors[slug] = evs[len(evs)-1].Seq
-					if !first {
-						fresh = append(fresh, evs...)
-					}
-				}
-			}
-			return nil
-		})
-		first = false // history before the watch began notifies nobody
-		for _, e := range fresh {
-			f.notify(ctx, e)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
 		case <-poll.C:
 		}
+		for _, e := range f.drain(ctx, cursors) {
+			f.notify(ctx, e)
+		}
 	}
+}
+
+// drain returns every project's events past the cursors and moves them on.
+func (f *Factory) drain(ctx context.Context, cursors map[string]int64) []*baton.Event {
+	var fresh []*baton.Event
+	_ = f.Env.Store.View(ctx, func(tx baton.Tx) error {
+		ps, err := tx.Projects(ctx)
+		if err != nil {
+			return err
+		}
+		slugs := []string{""}
+		for _, p := range ps {
+			slugs = append(slugs, p.Slug)
+		}
+		for _, slug := range slugs {
+			for {
+				evs, err := tx.Events(ctx, slug, cursors[slug], 500)
+				if err != nil {
+					return err
+				}
+				if len(evs) == 0 {
+					break
+				}
+				cursors[slug] = evs[len(evs)-1].Seq
+				fresh = append(fresh, evs...)
+			}
+		}
+		return nil
+	})
+	return fresh
 }
 
 func (f *Factory) notify(ctx context.Context, e *baton.Event) {
