@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,35 +48,41 @@ func TestResourceSubscriptions(t *testing.T) {
 			t.Fatalf("subscribe %s: %v", uri, err)
 		}
 	}
-	// Wait for the watcher to have taken in the history before changing
-	// anything, so the notification proven is for the change below.
-	waitFor := func(want string) {
+	// A subscription made with the current protocol is registered by the
+	// server a moment after Subscribe returns, so the change is repeated
+	// until its notification arrives: what is proven is that it does.
+	waitFor := func(want string, change func()) {
 		t.Helper()
 		timeout := time.After(20 * time.Second)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		change()
 		for {
 			select {
 			case got := <-updated:
 				if got == want {
 					return
 				}
+			case <-tick.C:
+				change()
 			case <-timeout:
 				t.Fatalf("no update for %s", want)
 			}
 		}
 	}
-	for k.Env.Bus.Len() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-
+	n := 0
+	waitFor("baton://issues/COL-1", func() {
+		n++
+		k.OK("task_update", fmt.Sprintf(`{"task_id":"COL-1","progress":%d}`, n))
+	})
 	k.OK("task_update", `{"task_id":"COL-1","status":"todo"}`)
-	waitFor("baton://issues/COL-1")
+	waitFor("baton://issues/COL-1", func() {})
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "baton://issues/COL-1"})
 	if err != nil || !strings.Contains(res.Contents[0].Text, `"status":"todo"`) {
 		t.Fatalf("read the item: %v %v", err, res)
 	}
 
-	k.OK("send_message", `{"to":"agent-bob","body":"look at COL-1"}`)
-	waitFor(mcpserver.InboxURI)
+	waitFor(mcpserver.InboxURI, func() { k.OK("send_message", `{"to":"agent-bob","body":"look at COL-1"}`) })
 	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.InboxURI})
 	if err != nil || !strings.Contains(res.Contents[0].Text, "look at COL-1") {
 		t.Fatalf("read the inbox: %v %v", err, res)
