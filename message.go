@@ -36,7 +36,10 @@ type Message struct {
 	Metadata       json.RawMessage
 	EventType      string // announcement type: completion, blocker, question
 	DeliveryStatus string
-	CreatedAt      time.Time
+	// Question is "open" for a question to the user (ask_owner) until the
+	// user replies in its thread, then "answered"; "" for other messages.
+	Question  string
+	CreatedAt time.Time
 }
 
 // MessageFilter selects messages for a reader. Before/BeforeID page

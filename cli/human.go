@@ -50,7 +50,7 @@ func (a *App) inboxCmd() *cobra.Command {
 			}
 			var out struct {
 				Messages []struct {
-					ID, AgentID, Recipient, Role, Body, DeliveryStatus, ThreadID, EventType, CreatedAt string
+					ID, AgentID, Recipient, Role, Body, DeliveryStatus, ThreadID, EventType, Question, CreatedAt string
 				}
 			}
 			if err := a.callAs(c, a.human(), "read_messages", args, &out); err != nil {
@@ -67,6 +67,9 @@ func (a *App) inboxCmd() *cobra.Command {
 				kind := m.Role
 				if m.EventType != "" {
 					kind = m.EventType
+				}
+				if m.Question != "" {
+					kind += " (" + m.Question + ")" // open questions wait for a reply in their thread
 				}
 				first, _, _ := strings.Cut(m.Body, "\n")
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.CreatedAt, m.AgentID, kind, m.DeliveryStatus, m.ThreadID, first, m.ID)

@@ -22,14 +22,14 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-const messageColumns = `id, project, agent_id, recipient, role, body, thread_id, metadata, event_type, delivery_status, created_at`
+const messageColumns = `id, project, agent_id, recipient, role, body, thread_id, metadata, event_type, delivery_status, question, created_at`
 
 func scanMessage(sc interface{ Scan(...any) error }) (*baton.Message, error) {
 	var m baton.Message
 	var meta string
 	var created int64
 	if err := sc.Scan(&m.ID, &m.Project, &m.AgentID, &m.Recipient, &m.Role, &m.Body, &m.ThreadID, &meta, &m.EventType,
-		&m.DeliveryStatus, &created); err != nil {
+		&m.DeliveryStatus, &m.Question, &created); err != nil {
 		return nil, err
 	}
 	m.Metadata, m.CreatedAt = []byte(meta), fromMS(created)
@@ -65,9 +65,17 @@ func (t *tx) SendMessage(ctx context.Context, m *baton.Message) error {
 	if meta == "" || meta == "null" {
 		meta = "{}"
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ID, m.Project, m.AgentID, m.Recipient, m.Role, m.Body, m.ThreadID, meta, m.EventType, m.DeliveryStatus, ms(m.CreatedAt))
-	return err
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.Project, m.AgentID, m.Recipient, m.Role, m.Body, m.ThreadID, meta, m.EventType, m.DeliveryStatus, m.Question,
+		ms(m.CreatedAt)); err != nil {
+		return err
+	}
+	// The user's reply in a question's thread answers it.
+	if strings.EqualFold(m.AgentID, baton.User) && m.ThreadID != "" {
+		_, err := t.q.ExecContext(ctx, `UPDATE messages SET question = 'answered' WHERE thread_id = ? AND question = 'open'`, m.ThreadID)
+		return err
+	}
+	return nil
 }
 
 func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFilter) ([]*baton.Message, error) {
@@ -206,7 +214,7 @@ func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, 
 		limit = 20
 	}
 	return t.messages(ctx, `SELECT m.id, m.project, m.agent_id, m.recipient, m.role, m.body, m.thread_id, m.metadata, m.event_type,
-		m.delivery_status, m.created_at FROM messages_fts CROSS JOIN messages m ON m.rid = messages_fts.rowid
+		m.delivery_status, m.question, m.created_at FROM messages_fts CROSS JOIN messages m ON m.rid = messages_fts.rowid
 		WHERE `+cond+` ORDER BY bm25(messages_fts), m.created_at DESC LIMIT ?`, append(args, limit)...)
 }
 

@@ -57,6 +57,11 @@ type Definition[In, Out any] struct {
 	// message.sent); empty means "tool.<name>". Read-only tools publish none.
 	Event   string
 	Execute func(ctx context.Context, c *Call, in In) (Out, error)
+	// Then, if set, runs after the transaction committed and its events
+	// were published, outside any transaction (c.Tx is nil): the place to
+	// wait for what others will do about the change, without holding the
+	// store. Its output is the call's output.
+	Then func(ctx context.Context, c *Call, in In, out Out) (Out, error)
 	// Text renders a successful output as plain text for MCP content and
 	// the CLI; without it both show the JSON.
 	Text func(Out) string
@@ -251,6 +256,16 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 	// Subscribers read what committed, so they are woken only now.
 	for _, p := range c.published {
 		env.Bus.Publish(p)
+	}
+	if t.def.Then != nil {
+		c.Tx = nil
+		if out, err = t.def.Then(ctx, c, in, out); err == nil {
+			err = t.checkOutput(out)
+		}
+		if err != nil {
+			var zero Out
+			return zero, baton.AsError(err)
+		}
 	}
 	return out, nil
 }

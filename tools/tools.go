@@ -65,6 +65,7 @@ func All() []tool.Tool {
 		messaging.ListThreads,
 		messaging.MarkRead,
 		messaging.WaitForMessages,
+		messaging.AskOwner,
 		messaging.SearchMessages,
 		messaging.SetStatus,
 		messaging.ReportProgress,

@@ -39,14 +39,16 @@ type messageView struct {
 	Body           string         `json:"body" jsonschema:"Message content."`
 	DeliveryStatus string         `json:"deliveryStatus" jsonschema:"pending, delivered or read."`
 	ThreadID       string         `json:"threadId,omitempty" jsonschema:"Thread, if any."`
-	EventType      string         `json:"eventType,omitempty" jsonschema:"For announcements: completion, blocker or question."`
+	EventType      string         `json:"eventType,omitempty" jsonschema:"For announcements: completion, blocker or question; question for ask_owner."`
+	Question       string         `json:"question,omitempty" jsonschema:"For a question to the owner: open until answered in its thread, then answered."`
 	Metadata       map[string]any `json:"metadata,omitempty" jsonschema:"Metadata the sender attached."`
 	CreatedAt      string         `json:"createdAt" jsonschema:"ISO-8601 UTC timestamp."`
 }
 
 func view(m *baton.Message) messageView {
 	v := messageView{ID: m.ID, AgentID: m.AgentID, Recipient: m.Recipient, Role: m.Role, Body: m.Body,
-		DeliveryStatus: m.DeliveryStatus, ThreadID: m.ThreadID, EventType: m.EventType, CreatedAt: baton.Timestamp(m.CreatedAt)}
+		DeliveryStatus: m.DeliveryStatus, ThreadID: m.ThreadID, EventType: m.EventType, Question: m.Question,
+		CreatedAt: baton.Timestamp(m.CreatedAt)}
 	var meta map[string]any
 	if json.Unmarshal(m.Metadata, &meta) == nil && len(meta) > 0 {
 		v.Metadata = meta
