@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/baton-dev/baton"
-	"github.com/baton-dev/baton/audit"
 	"github.com/spf13/cobra"
 )
 
@@ -131,14 +131,12 @@ func (a *App) proposalCmds() []*cobra.Command {
 						return err
 					}
 				}
-				in, _ := audit.Digest(map[string]any{"id": args[0], "status": status, "create_item": createItem})
-				out, _ := audit.Digest(p)
 				subject := ""
 				if created != nil {
 					subject = created.ID
 				}
-				return tx.AppendAction(ctx, &baton.Action{Agent: who.Agent, Source: string(who.Source), Tool: "proposal_" + status,
-					Subject: subject, InputDigest: in, ResultDigest: out})
+				return record(ctx, tx, "proposal_"+status, "proposal."+status, who.Agent, p.Project, subject,
+					map[string]any{"id": args[0], "status": status, "create_item": createItem}, p, time.Now().UTC())
 			})
 			if err != nil {
 				return a.fail(err)

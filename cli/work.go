@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -47,12 +49,8 @@ func (a *App) runsCmd() *cobra.Command {
 				if err := tx.CreateRun(ctx, &p.Run, p.Events); err != nil {
 					return err
 				}
-				// Not a tool, but a change all the same: it joins the
-				// action log like every tool call does.
-				in, _ := audit.Digest(map[string]any{"issue": issue, "events": len(p.Events)})
-				out, _ := audit.Digest(p.Run)
-				return tx.AppendAction(ctx, &baton.Action{Agent: p.Run.Agent, Source: string(baton.SourceCLI), Tool: "runs_ingest",
-					Subject: issue, InputDigest: in, ResultDigest: out, At: now})
+				return record(ctx, tx, "runs_ingest", "run.ingested", p.Run.Agent, "", issue,
+					map[string]any{"issue": issue, "events": len(p.Events)}, p.Run, now)
 			})
 			if err != nil {
 				return a.fail(err)
@@ -72,6 +70,32 @@ func (a *App) runsCmd() *cobra.Command {
 	ingest.Flags().StringVar(&issue, "issue", "", "the issue the run worked on (required)")
 	cmd.AddCommand(ingest)
 	return cmd
+}
+
+// record is what a tool call's pipeline does after a change, for the CLI's
+// own changes: an action in the audit log and an event for subscribers,
+// in the same transaction.
+// The event joins project's stream, or the subject's project when "".
+func record(ctx context.Context, tx baton.Tx, tool, event, agent, project, subject string, in, out any, at time.Time) error {
+	inDigest, err := audit.Digest(in)
+	if err != nil {
+		return err
+	}
+	outDigest, err := audit.Digest(out)
+	if err != nil {
+		return err
+	}
+	if err := tx.AppendAction(ctx, &baton.Action{Agent: agent, Source: string(baton.SourceCLI), Tool: tool, Subject: subject,
+		InputDigest: inDigest, ResultDigest: outDigest, At: at}); err != nil {
+		return err
+	}
+	if project == "" && subject != "" {
+		if it, err := tx.Item(ctx, subject); err == nil {
+			project = it.Project
+		}
+	}
+	data, _ := json.Marshal(out)
+	return tx.AppendEvent(ctx, &baton.Event{Project: project, Type: event, Subject: subject, Agent: agent, Data: data, At: at})
 }
 
 // memoryCmd is `baton memory show`: an agent's memory as it goes into its
