@@ -118,7 +118,7 @@ func (a *App) root() *cobra.Command {
 
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd(),
-		a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd()} {
+		a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd()} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
+	"github.com/baton-dev/baton/bench"
 	"github.com/baton-dev/baton/memory"
 	"github.com/baton-dev/baton/runs"
 	"github.com/spf13/cobra"
@@ -246,5 +248,51 @@ func (a *App) watchCmd() *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&from, "from", 0, "print events after this sequence number (0: all kept)")
 	cmd.Flags().DurationVar(&every, "every", 250*time.Millisecond, "how often to look for new events")
+	return cmd
+}
+
+// benchCmd is `baton bench`: the load harness (package bench).
+func (a *App) benchCmd() *cobra.Command {
+	var o bench.Options
+	var cold int
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Load-test a fresh baton on loopback: N agents on the call mix, or --cold-start",
+		Long: "bench seeds a fresh database in a temporary directory, starts baton on 127.0.0.1, and runs N agents\n" +
+			"(each its own MCP session, or with --stdio its own `baton mcp` process) on a mix of claim_next, get_issue,\n" +
+			"add_finding, send_message, read_messages, search_learnings and update_issue_status for --duration or\n" +
+			"--calls, then prints throughput and per-tool latency. --cold-start N times `baton mcp` startup instead.",
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if cold > 0 {
+				bin, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				cs, err := bench.MeasureColdStart(bin, cold)
+				if err != nil {
+					return &ExitError{Code: ExitTool, Err: err}
+				}
+				fmt.Fprintf(a.Stdout, "cold start over %d runs (median): initialize %s, tools/list %s; idle peak RSS %.1f MiB\n",
+					cs.Runs, cs.ToInitialize.Round(10*time.Microsecond), cs.ToToolsList.Round(10*time.Microsecond), float64(cs.IdlePeakRSSKiB)/1024)
+				return nil
+			}
+			rep, err := bench.Run(c.Context(), o)
+			if err != nil {
+				return &ExitError{Code: ExitTool, Err: err}
+			}
+			rep.Print(a.Stdout)
+			if rep.Errors > 0 {
+				return &ExitError{Code: ExitTool, Err: fmt.Errorf("%d calls failed", rep.Errors)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Agents, "agents", 64, "simulated agents")
+	f.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run")
+	f.IntVar(&o.Calls, "calls", 0, "stop after this many calls in all instead")
+	f.BoolVar(&o.Stdio, "stdio", false, "one `baton mcp` process per agent on one database file")
+	f.IntVar(&cold, "cold-start", 0, "time this many `baton mcp` starts instead")
 	return cmd
 }

@@ -1,0 +1,46 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/bench"
+)
+
+// TestSmoke runs the harness for a second over HTTP and checks that it
+// reports every tool of the mix, without errors. It asserts no timing.
+func TestSmoke(t *testing.T) {
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 4, Duration: time.Second, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	if rep.Calls == 0 || rep.Errors != 0 {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	for _, tool := range []string{"claim_next", "get_issue", "add_finding", "send_message", "read_messages", "search_learnings", "update_issue_status"} {
+		if rep.Tools[tool] == nil || rep.Tools[tool].Calls == 0 || !strings.Contains(out.String(), tool) {
+			t.Errorf("%s missing from the report:\n%s", tool, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "calls/s") || !strings.Contains(out.String(), "P99") {
+		t.Fatalf("report lacks throughput or percentiles:\n%s", out.String())
+	}
+}
+
+// TestCallBudget: with --calls the run stops by itself after that many.
+func TestCallBudget(t *testing.T) {
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 3, Calls: 30, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// set_status opens each agent's work; the mix itself stops at 30 steps,
+	// some of which are skipped when an agent holds no item.
+	if rep.Calls > 30+3 || rep.Errors != 0 {
+		t.Fatalf("%d calls, %d errors", rep.Calls, rep.Errors)
+	}
+}
