@@ -248,14 +248,24 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 		defer cs.Close()
 		sessions[i] = cs
 	}
+	agents := make([]*agent, len(sessions))
+	for i, cs := range sessions {
+		agents[i] = &agent{cs: cs, name: fmt.Sprintf("agent-%02d", i), peer: fmt.Sprintf("agent-%02d", (i+1)%o.Agents), record: record}
+	}
+	// Every agent reports in before the mix starts, so each is known to
+	// the others (messages to unknown agents are refused).
+	var ready sync.WaitGroup
+	for _, a := range agents {
+		ready.Add(1)
+		go func() { defer ready.Done(); a.call(ctx, "set_status", map[string]any{"status": "working"}) }()
+	}
+	ready.Wait()
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i, cs := range sessions {
+	for _, a := range agents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := &agent{cs: cs, name: fmt.Sprintf("agent-%02d", i), peer: fmt.Sprintf("agent-%02d", (i+1)%o.Agents), record: record}
-			a.call(ctx, "set_status", map[string]any{"status": "working"})
 			for n := 0; ; n++ {
 				if !deadline.IsZero() && time.Now().After(deadline) || ctx.Err() != nil {
 					return
