@@ -132,6 +132,29 @@ func (a *App) memoryCmd() *cobra.Command {
 	return cmd
 }
 
+// projectOf is the project a command means: --project (which must exist),
+// else the only project there is.
+func (a *App) projectOf(ctx context.Context, s baton.Store) (string, error) {
+	slug := a.project
+	err := s.View(ctx, func(tx baton.Tx) error {
+		if slug != "" {
+			_, err := tx.Project(ctx, slug)
+			return err
+		}
+		ps, err := tx.Projects(ctx)
+		if err != nil {
+			return err
+		}
+		if len(ps) != 1 {
+			return baton.Errorf(baton.ErrInvalidInput, "there are %d projects: say which with --project", len(ps)).
+				WithDetails("field", "project", "constraint", "required")
+		}
+		slug = ps[0].Slug
+		return nil
+	})
+	return slug, err
+}
+
 // readyCmd is `baton ready`: the queue agents claim from.
 func (a *App) readyCmd() *cobra.Command {
 	return &cobra.Command{
@@ -144,28 +167,15 @@ func (a *App) readyCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
-			var queue []baton.Readiness
-			var project string
-			err = s.View(ctx, func(tx baton.Tx) error {
-				slug := a.project
-				if slug == "" {
-					ps, err := tx.Projects(ctx)
-					if err != nil {
-						return err
-					}
-					if len(ps) != 1 {
-						return baton.Errorf(baton.ErrInvalidInput, "there are %d projects: say which with --project", len(ps)).
-							WithDetails("field", "project", "constraint", "required")
-					}
-					slug = ps[0].Slug
-				} else if _, err := tx.Project(ctx, slug); err != nil {
-					return err
-				}
-				project = slug
-				queue, err = tx.Queue(ctx, slug)
-				return err
-			})
+			project, err := a.projectOf(ctx, s)
 			if err != nil {
+				return a.fail(err)
+			}
+			var queue []baton.Readiness
+			if err := s.View(ctx, func(tx baton.Tx) (err error) {
+				queue, err = tx.Queue(ctx, project)
+				return err
+			}); err != nil {
 				return a.fail(err)
 			}
 			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
@@ -203,22 +213,9 @@ func (a *App) watchCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
-			project := a.project
-			if project == "" {
-				if err := s.View(ctx, func(tx baton.Tx) error {
-					ps, err := tx.Projects(ctx)
-					if err != nil {
-						return err
-					}
-					if len(ps) != 1 {
-						return baton.Errorf(baton.ErrInvalidInput, "there are %d projects: say which with --project", len(ps)).
-							WithDetails("field", "project", "constraint", "required")
-					}
-					project = ps[0].Slug
-					return nil
-				}); err != nil {
-					return a.fail(err)
-				}
+			project, err := a.projectOf(ctx, s)
+			if err != nil {
+				return a.fail(err)
 			}
 			after := from
 			tick := time.NewTicker(every)

@@ -67,42 +67,29 @@ var AskOwner = tool.New(tool.Definition[askIn, askOut]{
 		if in.TimeoutSeconds == 0 {
 			return out, nil
 		}
-		deadline := time.NewTimer(time.Duration(in.TimeoutSeconds) * time.Second)
-		defer deadline.Stop()
-		var wake <-chan struct{}
-		if c.Env.Bus != nil {
-			ch, stop := c.Env.Bus.Subscribe("")
-			defer stop()
-			wake = ch
-		}
-		poll := time.NewTicker(pollEvery)
-		defer poll.Stop()
-		for {
+		answered, err := waitFor(ctx, c, time.Duration(in.TimeoutSeconds)*time.Second, func() (bool, error) {
 			var replies []*baton.Message
 			err := c.Env.Store.Update(ctx, func(tx baton.Tx) (err error) {
 				replies, err = tx.ReadMessages(ctx, c.Principal.Agent, baton.MessageFilter{ThreadID: out.ThreadID, To: c.Principal.Agent, Limit: 100})
 				return err
 			})
-			if err != nil {
-				return out, err
-			}
 			for _, r := range replies {
 				if strings.EqualFold(r.AgentID, baton.User) {
 					out.Answered, out.Answer, out.AnsweredAt = true, r.Body, baton.Timestamp(r.CreatedAt)
-					out.Message = "The owner answered."
-					return out, nil
+					return true, nil
 				}
 			}
-			select {
-			case <-ctx.Done():
-				return out, nil
-			case <-deadline.C:
-				out.Message = "No answer yet. It will arrive in thread " + out.ThreadID + ": call wait_for_messages with that threadId, or read_messages later."
-				return out, nil
-			case <-wake:
-			case <-poll.C:
-			}
+			return false, err
+		})
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return out, err
+		case answered:
+			out.Message = "The owner answered."
+		default:
+			out.Message = "No answer yet. It will arrive in thread " + out.ThreadID + ": call wait_for_messages with that threadId, or read_messages later."
 		}
+		return out, nil
 	},
 })
 

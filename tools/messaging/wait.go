@@ -23,6 +23,37 @@ type waitOut struct {
 // database; within this process the bus wakes the wait at once.
 const pollEvery = time.Second
 
+// waitFor calls check now and again whenever something changes (the bus)
+// or a second passes (other processes), until check says done, the timeout
+// passes (false), or the call is cancelled. It holds no transaction while
+// it waits.
+func waitFor(ctx context.Context, c *tool.Call, timeout time.Duration, check func() (bool, error)) (bool, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var wake <-chan struct{}
+	if c.Env.Bus != nil {
+		ch, stop := c.Env.Bus.Subscribe("")
+		defer stop()
+		wake = ch
+	}
+	poll := time.NewTicker(pollEvery)
+	defer poll.Stop()
+	for {
+		done, err := check()
+		if err != nil || done {
+			return done, err
+		}
+		select {
+		case <-ctx.Done():
+			return false, baton.Errorf(baton.ErrInternal, "the wait was cancelled: %v", ctx.Err()).WithHint("call again")
+		case <-deadline.C:
+			return false, nil
+		case <-wake:
+		case <-poll.C:
+		}
+	}
+}
+
 // WaitForMessages is wait_for_messages, baton's own: instead of polling
 // read_messages, an agent blocks until a message for it arrives.
 var WaitForMessages = tool.New(tool.Definition[waitIn, waitOut]{
@@ -38,41 +69,22 @@ var WaitForMessages = tool.New(tool.Definition[waitIn, waitOut]{
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in waitIn) (waitOut, error) {
 		start := time.Now()
-		deadline := time.NewTimer(time.Duration(in.TimeoutSeconds) * time.Second)
-		defer deadline.Stop()
-		var wake <-chan struct{}
-		if c.Env.Bus != nil {
-			ch, stop := c.Env.Bus.Subscribe("")
-			defer stop()
-			wake = ch
-		}
-		poll := time.NewTicker(pollEvery)
-		defer poll.Stop()
-		for {
+		out := waitOut{Messages: []messageView{}}
+		arrived, err := waitFor(ctx, c, time.Duration(in.TimeoutSeconds)*time.Second, func() (bool, error) {
 			var msgs []*baton.Message
 			err := c.Env.Store.Update(ctx, func(tx baton.Tx) (err error) {
 				msgs, err = tx.ReadMessages(ctx, c.Principal.Agent, baton.MessageFilter{PendingTo: c.Principal.Agent, ThreadID: in.ThreadID, Limit: 100})
 				return err
 			})
-			if err != nil {
-				return waitOut{}, err
+			for _, m := range msgs {
+				out.Messages = append(out.Messages, view(m))
 			}
-			if len(msgs) > 0 {
-				out := waitOut{Messages: make([]messageView, 0, len(msgs)), WaitedMS: time.Since(start).Milliseconds()}
-				for _, m := range msgs {
-					out.Messages = append(out.Messages, view(m))
-				}
-				return out, nil
-			}
-			select {
-			case <-ctx.Done():
-				return waitOut{}, baton.Errorf(baton.ErrInternal, "the wait was cancelled: %v", ctx.Err()).
-					WithHint("call wait_for_messages again")
-			case <-deadline.C:
-				return waitOut{Messages: []messageView{}, TimedOut: true, WaitedMS: time.Since(start).Milliseconds()}, nil
-			case <-wake:
-			case <-poll.C:
-			}
+			return len(msgs) > 0, err
+		})
+		if err != nil {
+			return waitOut{}, err
 		}
+		out.TimedOut, out.WaitedMS = !arrived, time.Since(start).Milliseconds()
+		return out, nil
 	},
 })
