@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -105,6 +107,16 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // starting together on one file migrate once, and records the version in
 // PRAGMA user_version.
 func (s *Store) migrate(ctx context.Context) error {
+	// user_version is set only after every migration succeeded, so a file
+	// already at the newest embedded version needs neither the lock nor
+	// goose: the common start of an existing database.
+	latest, err := latestMigration()
+	if err != nil {
+		return err
+	}
+	if err := s.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&s.version); err == nil && s.version == latest {
+		return nil
+	}
 	unlock, err := lockFile(s.path + ".migrate-lock")
 	if err != nil {
 		return baton.Errorf(baton.ErrInitFailed, "cannot lock the database for migration: %v", err)
@@ -130,6 +142,23 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	return s.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&s.version)
+}
+
+// latestMigration is the version of the newest embedded migration, from the
+// numbers its file names start with.
+func latestMigration() (int64, error) {
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		return 0, err
+	}
+	var latest int64
+	for _, e := range entries {
+		digits := strings.TrimLeft(strings.SplitN(e.Name(), "_", 2)[0], "0")
+		if n, err := strconv.ParseInt(digits, 10, 64); err == nil && n > latest {
+			latest = n
+		}
+	}
+	return latest, nil
 }
 
 // Path is the absolute path of the database file.
