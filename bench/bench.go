@@ -207,10 +207,6 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microse
 
 // drive runs the agents until the time or the call budget is spent.
 func drive(ctx context.Context, o Options, connect func(context.Context, string) (*mcp.ClientSession, error)) (*Report, error) {
-	var deadline time.Time
-	if o.Duration > 0 {
-		deadline = time.Now().Add(o.Duration)
-	}
 	var budget chan struct{}
 	if o.Calls > 0 {
 		budget = make(chan struct{}, o.Calls)
@@ -260,7 +256,13 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 		go func() { defer ready.Done(); a.call(ctx, "set_status", map[string]any{"status": "working"}) }()
 	}
 	ready.Wait()
+	// The run's time counts from here: connecting and reporting in are
+	// set-up, not load.
 	start := time.Now()
+	var deadline time.Time
+	if o.Duration > 0 {
+		deadline = start.Add(o.Duration)
+	}
 	var wg sync.WaitGroup
 	for _, a := range agents {
 		wg.Add(1)
