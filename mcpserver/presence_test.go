@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,18 +10,6 @@ import (
 	"github.com/baton-dev/baton/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func agents(t *testing.T, k *testkit.Kit) map[string]map[string]any {
 	t.Helper()
@@ -39,8 +26,7 @@ func agents(t *testing.T, k *testkit.Kit) map[string]map[string]any {
 // when the presence window passes without a heartbeat.
 func TestPresence(t *testing.T) {
 	k := testkit.New(t)
-	clk := &clock{t: time.Now().UTC()}
-	k.Env.Clock = clk.now
+	clk := k.UseClock(testkit.NewClock(time.Now().UTC(), 0))
 	f := mcpserver.NewFactory(k.Registry, k.Env, "test")
 	st, ct := mcp.NewInMemoryTransports()
 	worker := baton.Principal{Agent: "worker-1", Source: baton.SourceStdio}
@@ -85,7 +71,7 @@ func TestPresence(t *testing.T) {
 
 	// A process that died: its session is open in the store, but beats no more.
 	if err := k.Store.Update(context.Background(), func(tx baton.Tx) error {
-		now := clk.now()
+		now := clk.Peek()
 		return tx.TouchSession(context.Background(), &baton.SessionPresence{ID: "stdio-gone", Agent: "ghost", ConnectedAt: now, LastSeen: now})
 	}); err != nil {
 		t.Fatal(err)
@@ -93,7 +79,7 @@ func TestPresence(t *testing.T) {
 	if agents(t, k)["ghost"]["connected"] != true {
 		t.Fatal("a fresh session is not connected")
 	}
-	clk.add(baton.PresenceWindow + time.Second)
+	clk.Advance(baton.PresenceWindow + time.Second)
 	if g := agents(t, k)["ghost"]; g != nil && g["connected"] != false {
 		t.Fatalf("a vanished agent still shows connected: %v", g)
 	}

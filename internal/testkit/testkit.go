@@ -36,10 +36,25 @@ type Kit struct {
 // colibri (prefix COL) and the full registry, acting as agent-alice.
 func New(t testing.TB) *Kit {
 	t.Helper()
+	return open(t, nil)
+}
+
+// NewAt is New on a fake clock, given to the store as well as to the tools,
+// as the CLI does: the store reads its own clock where its interface takes
+// no "now" (lazy claim expiry), so both must agree.
+func NewAt(t testing.TB, c *Clock) *Kit {
+	t.Helper()
+	k := open(t, c.Now)
+	k.Env.Clock = c.Now
+	return k
+}
+
+func open(t testing.TB, clock baton.Clock) *Kit {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "baton.db")
-	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	s, err := sqlite.Open(ctx, path, sqlite.Options{Clock: clock})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

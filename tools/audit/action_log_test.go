@@ -96,7 +96,7 @@ func TestActionLog(t *testing.T) {
 		if own := sha(canonicalJSON(t, testkit.Decode(t, res.Output))); own != result {
 			t.Fatalf("%s: result digest %s, canonical JSON of the output hashes to %s", c.tool, result, own)
 		}
-		exp = append(exp, expected{c.kit.Principal.Agent, c.tool, c.want.subject, in, result, stampOf(clock.peek())})
+		exp = append(exp, expected{c.kit.Principal.Agent, c.tool, c.want.subject, in, result, stampOf(clock.Peek())})
 	}
 
 	acts := actions(k)

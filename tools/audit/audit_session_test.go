@@ -30,7 +30,7 @@ func TestAuditSessionStartOutput(t *testing.T) {
 		if got, want := keys(out), []string{"auditor_id", "scope", "session_id", "started_at", "task_id"}; !slices.Equal(got, want) {
 			t.Fatalf("output fields = %v, want %v", got, want)
 		}
-		at := stampOf(clock.peek())
+		at := stampOf(clock.Peek())
 		if out["session_id"] != c.id || out["task_id"] != c.args["task_id"] || out["auditor_id"] != c.args["auditor_id"] ||
 			out["scope"] != c.scope || out["started_at"] != at {
 			t.Errorf("%v: output %v, want id %s scope %s started_at %s", c.args, out, c.id, c.scope, at)

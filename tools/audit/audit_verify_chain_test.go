@@ -98,7 +98,7 @@ func TestAuditVerifyChainIntact(t *testing.T) {
 				len(list(t, out["broken_links"])) != 0 {
 				t.Errorf("%s: %v, want valid, score 100, %d records, broken_links []", c.name, out, c.total)
 			}
-			if at := stampOf(clock.peek()); out["verified_at"] != at {
+			if at := stampOf(clock.Peek()); out["verified_at"] != at {
 				t.Errorf("%s: verified_at = %v, want %s", c.name, out["verified_at"], at)
 			}
 			if !trace {

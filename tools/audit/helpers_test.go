@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,33 +33,10 @@ const emptySHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b8
 // so tests see that audit timestamps keep exactly milliseconds.
 var epoch = time.Date(2026, 4, 8, 23, 15, 0, 123456789, time.UTC)
 
-// fakeClock advances by step on every reading: every tool call reads it
-// once, so every call gets its own known time.
-type fakeClock struct {
-	mu   sync.Mutex
-	t    time.Time
-	step time.Duration
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(c.step)
-	return c.t
-}
-
-// peek is the time the last call read.
-func (c *fakeClock) peek() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// withClock makes k read time from a fake clock starting at epoch.
-func withClock(k *testkit.Kit, step time.Duration) *fakeClock {
-	c := &fakeClock{t: epoch, step: step}
-	k.Env.Clock = c.now
-	return c
+// withClock makes every call of k read a fake clock that starts at epoch
+// and moves by step per call (0: every call ties).
+func withClock(k *testkit.Kit, step time.Duration) *testkit.Clock {
+	return k.UseClock(testkit.NewClock(epoch, step))
 }
 
 // stampOf is an audit timestamp written independently of the code under

@@ -139,9 +139,9 @@ func TestMerkleFinalizeLeaves(t *testing.T) {
 			libRoot, libDepth, _ := audit.Root(want)
 			if out["session_id"] != s || out["merkle_root"] != root || root != libRoot || num(t, out["leaf_count"]) != c.leaves ||
 				num(t, out["tree_depth"]) != c.depth || depth != c.depth || libDepth != c.depth || out["frozen"] != true ||
-				out["finalized_at"] != stampOf(clock.peek()) {
+				out["finalized_at"] != stampOf(clock.Peek()) {
 				t.Errorf("finalize = %v; want root %s, %d leaves, depth %d, frozen, finalized_at %s",
-					out, root, c.leaves, c.depth, stampOf(clock.peek()))
+					out, root, c.leaves, c.depth, stampOf(clock.Peek()))
 			}
 			switch c.leaves {
 			case 0:
@@ -183,7 +183,7 @@ func TestMerkleFinalizeSession(t *testing.T) {
 	root, depth := refRoot(t, hashesOf(recs))
 
 	out := k.OK("merkle_finalize", map[string]any{"session_id": s})
-	at := stampOf(clock.peek())
+	at := stampOf(clock.Peek())
 	if out["merkle_root"] != root || num(t, out["leaf_count"]) != len(recs) || num(t, out["tree_depth"]) != depth ||
 		out["frozen"] != true || out["finalized_at"] != at {
 		t.Fatalf("finalize = %v; want root %s over %d leaves, depth %d", out, root, len(recs), depth)
@@ -235,7 +235,7 @@ func TestMerkleRootLiveThenFrozen(t *testing.T) {
 	clock := withClock(k, time.Second)
 	task, other := create(k, nil), create(k, nil)
 	s := start(k, task, "")
-	startedAt := stampOf(clock.peek())
+	startedAt := stampOf(clock.Peek())
 
 	read := func() map[string]any {
 		t.Helper()
@@ -277,7 +277,7 @@ func TestMerkleRootLiveThenFrozen(t *testing.T) {
 	for _, st := range steps {
 		st.do()
 		if st.changes {
-			asOf = stampOf(clock.peek())
+			asOf = stampOf(clock.Peek())
 		}
 		r := live(asOf)
 		if changed := r != roots[len(roots)-1]; changed != st.changes {
@@ -287,7 +287,7 @@ func TestMerkleRootLiveThenFrozen(t *testing.T) {
 	}
 
 	fin := k.OK("merkle_finalize", map[string]any{"session_id": s})
-	finalizedAt := stampOf(clock.peek())
+	finalizedAt := stampOf(clock.Peek())
 	if fin["merkle_root"] != roots[len(roots)-1] {
 		t.Errorf("finalized root %v differs from the live root %s just before", fin["merkle_root"], roots[len(roots)-1])
 	}

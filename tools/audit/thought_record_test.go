@@ -158,7 +158,7 @@ func TestThoughtRecordOutput(t *testing.T) {
 		if got := keys(out); !slices.Equal(got, want) {
 			t.Fatalf("output fields = %v, want %v", got, want)
 		}
-		at := stampOf(clock.peek())
+		at := stampOf(clock.Peek())
 		if !strings.HasSuffix(at, "Z") || out["recorded_at"] != at {
 			t.Errorf("record %d: recorded_at = %v, want %s (the call's time, milliseconds, UTC)", i+1, out["recorded_at"], at)
 		}

@@ -17,7 +17,7 @@ import (
 func TestClaimItemStartsTodoTask(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
-	now := clk.advance(time.Minute)
+	now := clk.Advance(time.Minute)
 
 	out := claim(k, id, 0)
 	if out["item_id"] != id || out["holder"] != "agent-alice" || out["status"] != "in_progress" {
@@ -44,7 +44,7 @@ func TestClaimItemTTL(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	out := claim(k, id, 90)
-	sameTime(t, "expires_at", out["expires_at"], clk.now().Add(90*time.Second))
+	sameTime(t, "expires_at", out["expires_at"], clk.Now().Add(90*time.Second))
 }
 
 // TestClaimItemHolderIsCaller: the holder comes from the session, and
@@ -65,7 +65,7 @@ func TestClaimItemAgainRenews(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	first := claim(k, id, 60)
-	now := clk.advance(45 * time.Second)
+	now := clk.Advance(45 * time.Second)
 	again := claim(k, id, 60)
 	if again["token"] != first["token"] {
 		t.Errorf("re-claim by the holder: token %v, want the same %v", again["token"], first["token"])
@@ -90,14 +90,14 @@ func TestClaimItemAgainUsesRequestedTTL(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	claim(k, id, 60)
-	now := clk.advance(10 * time.Second)
+	now := clk.Advance(10 * time.Second)
 	out := claim(k, id, 3600)
 	sameTime(t, "expires_at after re-claiming with ttl_seconds 3600", out["expires_at"], now.Add(time.Hour))
 	if t.Failed() {
 		return
 	}
 	// Later renewals keep the lease length last asked for.
-	now = clk.advance(30 * time.Minute)
+	now = clk.Advance(30 * time.Minute)
 	renewed := k.OK("renew_claim", map[string]any{"item_id": id})
 	sameTime(t, "expires_at after renew", renewed["expires_at"], now.Add(time.Hour))
 }
@@ -106,7 +106,7 @@ func TestClaimItemHeldByAnother(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	out := claim(k, id, 0)
-	clk.advance(time.Minute)
+	clk.Advance(time.Minute)
 
 	e := fail(k.As("agent-bob"), "claim_item", map[string]any{"item_id": id}, baton.ErrClaimed)
 	if e.Details["holder"] != "agent-alice" || e.Details["item_id"] != id {

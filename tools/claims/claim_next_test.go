@@ -27,7 +27,7 @@ func next(k *testkit.Kit, args map[string]any) string {
 func TestClaimNextOutput(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, map[string]any{"title": "wire the claims", "priority": "high"})
-	now := clk.advance(time.Second)
+	now := clk.Advance(time.Second)
 
 	out := k.OK("claim_next", map[string]any{"ttl_seconds": 300})
 	want := map[string]any{"claimed": true, "item_id": id, "title": "wire the claims", "priority": 1.0,
@@ -73,7 +73,7 @@ func TestClaimNextOrder(t *testing.T) {
 	normalOld := storeItem(k, &baton.Item{Priority: baton.PriorityNormal, CreatedAt: epoch.Add(-3 * time.Hour)})
 	critical := storeItem(k, &baton.Item{Priority: baton.PriorityCritical, CreatedAt: epoch.Add(-1 * time.Minute)})
 	backlog := storeItem(k, &baton.Item{Priority: baton.PriorityBacklog, CreatedAt: epoch.Add(-9 * time.Hour)})
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 
 	want := []string{critical, normalOld, normalNew, low, backlog}
 	for i, w := range want {

@@ -21,7 +21,7 @@ func TestHolderActivityRenews(t *testing.T) {
 	id := task(k, nil)
 	claim(k, id, 60)
 	for range 3 {
-		now := clk.advance(50 * time.Second)
+		now := clk.Advance(50 * time.Second)
 		update(k, id, map[string]any{"progress": 10})
 		if c := claimOf(k, id); c == nil || !c.ExpiresAt.Equal(now.Add(60*time.Second)) {
 			t.Fatalf("after the holder's update at %s the claim is %+v, want expiry %s", now, c, now.Add(60*time.Second))
@@ -115,7 +115,7 @@ func TestHolderRecordsRenew(t *testing.T) {
 		return c.ExpiresAt
 	}
 	first := expiry()
-	clock.advance(40 * time.Second)
+	clock.Advance(40 * time.Second)
 	if res := call("agent-bob", "add_comment", `{"issue_id":"COL-1","content":"looks stuck"}`); res.Err != nil {
 		t.Fatal(res.Text)
 	}
@@ -125,7 +125,7 @@ func TestHolderRecordsRenew(t *testing.T) {
 	if res := call("agent-alice", "add_finding", `{"issue_id":"COL-1","category":"bug","summary":"found it"}`); res.Err != nil {
 		t.Fatal(res.Text)
 	}
-	if got, want := expiry(), clock.now().Add(60*time.Second); !got.Equal(want.Truncate(time.Millisecond)) {
+	if got, want := expiry(), clock.Now().Add(60*time.Second); !got.Equal(want.Truncate(time.Millisecond)) {
 		t.Fatalf("after the holder's finding the lease ends %v, want %v", got, want)
 	}
 }

@@ -16,10 +16,10 @@ func TestExpiredClaimIsTakenOver(t *testing.T) {
 	claim(alice, id, 30)
 
 	// One millisecond before expiry the lease still holds.
-	clk.advance(30*time.Second - time.Millisecond)
+	clk.Advance(30*time.Second - time.Millisecond)
 	fail(bob, "claim_item", map[string]any{"item_id": id}, baton.ErrClaimed)
 
-	now := clk.advance(time.Millisecond)
+	now := clk.Advance(time.Millisecond)
 	out := claim(bob, id, 60)
 	if out["holder"] != "agent-bob" || num(t, out["token"]) != 2 || out["status"] != "in_progress" {
 		t.Errorf("claim after expiry = %v, want bob holding token 2, in_progress", out)
@@ -51,7 +51,7 @@ func TestLapsedClaimFencesItsHolder(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	claim(k, id, 30)
-	clk.advance(31 * time.Second)
+	clk.Advance(31 * time.Second)
 
 	e := fail(k, "task_update", map[string]any{"task_id": id, "progress": 10}, baton.ErrClaimed)
 	if num(t, e.Details["token"]) != 1 {
@@ -79,7 +79,7 @@ func TestLazyExpiry(t *testing.T) {
 		t.Fatalf("claim_next took a claimed item: %v", out)
 	}
 
-	clk.advance(31 * time.Second)
+	clk.Advance(31 * time.Second)
 	// No reaper has run: the lapsed claim is still stored, yet the queue
 	// already treats its item as todo again.
 	if claimOf(k, id) == nil {
@@ -105,7 +105,7 @@ func TestClaimNextReapsLapsedClaims(t *testing.T) {
 	a, b := task(k, nil), task(k, map[string]any{"priority": "low"})
 	claim(k, a, 30)
 	claim(k, b, 30)
-	clk.advance(time.Minute)
+	clk.Advance(time.Minute)
 
 	out := k.As("agent-bob").OK("claim_next", nil)
 	if out["item_id"] != a {
@@ -139,7 +139,7 @@ func TestUpdateOverLapsedClaimKeepsItemQueued(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	claim(k, id, 30)
-	clk.advance(31 * time.Second)
+	clk.Advance(31 * time.Second)
 	if next := nextActions(k); !slices.Contains(next, id) {
 		t.Fatalf("precondition: the lapsed item is not queued: %v", next)
 	}

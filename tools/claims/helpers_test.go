@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/internal/testkit"
-	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/tasks"
@@ -20,47 +18,16 @@ import (
 // the store keeps milliseconds.
 var epoch = time.Date(2026, 4, 8, 22, 15, 30, 0, time.UTC)
 
-// clock is a fake clock that stands still until a test moves it, so a
-// test knows the exact "now" of every call.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-	return c.t
-}
-
 // newKit is a testkit whose registry holds the claim tools and the task
-// tools they work with, acting as agent-alice on a fake clock.
-//
-// The clock is given to the store as well as to the environment, as
-// cli/app.go does: the store reads its own clock where its interface takes
-// no "now" (Queue's lazy expiry), and testkit.New opens the store on the
-// real clock, so with only Env.Clock faked the two would disagree about
-// which leases have lapsed.
-func newKit(t *testing.T) (*testkit.Kit, *clock) {
+// tools they work with, acting as agent-alice on a clock that stands still
+// until a test moves it, so a test knows the exact "now" of every call.
+func newKit(t *testing.T) (*testkit.Kit, *testkit.Clock) {
 	t.Helper()
-	k := testkit.New(t)
-	clk := &clock{t: epoch}
-	s, err := sqlite.Open(context.Background(), k.DBPath, sqlite.Options{Clock: clk.now})
-	if err != nil {
-		t.Fatalf("reopen store with the fake clock: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
+	clk := testkit.NewClock(epoch, 0)
+	k := testkit.NewAt(t, clk)
 	reg := tool.NewRegistry(claims.ClaimItem, claims.ClaimNext, claims.RenewClaim, claims.ReleaseClaim,
 		tasks.Create, tasks.Update, tasks.Get, tasks.NextActions)
-	k.Store, k.Registry = s, reg
-	k.Env.Store, k.Env.Registry, k.Env.Clock = s, reg, clk.now
+	k.Registry, k.Env.Registry = reg, reg
 	return k, clk
 }
 

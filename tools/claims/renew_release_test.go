@@ -11,7 +11,7 @@ func TestRenewClaim(t *testing.T) {
 	k, clk := newKit(t)
 	id := task(k, nil)
 	first := claim(k, id, 120)
-	now := clk.advance(100 * time.Second)
+	now := clk.Advance(100 * time.Second)
 
 	out := k.OK("renew_claim", map[string]any{"item_id": id})
 	if out["item_id"] != id || out["holder"] != "agent-alice" || out["token"] != first["token"] {
@@ -104,7 +104,7 @@ func TestFencingTokensGrow(t *testing.T) {
 	if tok := num(t, claim(alice, id, 30)["token"]); tok != 2 {
 		t.Fatalf("claim after release token = %d, want 2", tok)
 	}
-	clk.advance(31 * time.Second)
+	clk.Advance(31 * time.Second)
 	if tok := num(t, claim(bob, id, 30)["token"]); tok != 3 {
 		t.Fatalf("claim after expiry by another agent token = %d, want 3", tok)
 	}

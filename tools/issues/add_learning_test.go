@@ -85,8 +85,8 @@ func TestAddLearningFields(t *testing.T) {
 	out := w.OK("add_learning", map[string]any{"pattern": pattern, "context": context,
 		"applies_to": []string{"app/utils/", "app/composables/"}, "learning_type": "convention"})
 	equal(t, "output fields", keys(out), []string{"created_at", "issue_id", "learning_id", "quality_score"})
-	if at := parseStamp(t, out["created_at"]); !at.Equal(clock.peek()) {
-		t.Errorf("created_at = %v, want %v", at, clock.peek())
+	if at := parseStamp(t, out["created_at"]); !at.Equal(clock.Peek()) {
+		t.Errorf("created_at = %v, want %v", at, clock.Peek())
 	}
 	l := list(t, getIssue(k, id), "learnings")[0]
 	want := map[string]any{"pattern": pattern, "context": context, "learning_type": "convention",

@@ -14,7 +14,7 @@ func TestGetIssueDefaultsToBoundIssue(t *testing.T) {
 	clock := withClock(k, time.Second)
 	id := issue(k, map[string]any{"title": "Wire the dispatcher", "description": "Judges before workers.",
 		"priority": 2, "labels": []string{"phase:research", "size:M"}})
-	created := clock.peek()
+	created := clock.Peek()
 	other := issue(k, map[string]any{"title": "Another issue"})
 	drive(k, id, "in_progress")
 

@@ -180,8 +180,8 @@ func TestRecordTestHealth(t *testing.T) {
 	if out["recorded"] != true || out["issue_id"] != id || out["test_count"] != 120.0 {
 		t.Errorf("output = %v", out)
 	}
-	if at := parseStamp(t, out["created_at"]); !at.Equal(clock.peek()) {
-		t.Errorf("created_at = %v, want %v", at, clock.peek())
+	if at := parseStamp(t, out["created_at"]); !at.Equal(clock.Peek()) {
+		t.Errorf("created_at = %v, want %v", at, clock.Peek())
 	}
 	w.OK("record_test_health", map[string]any{"test_count": 0})
 

@@ -185,8 +185,8 @@ func TestAddFinding(t *testing.T) {
 		if out["category"] != cat || out["summary"] != "about "+cat || out["issue_id"] != id {
 			t.Errorf("output = %v", out)
 		}
-		if at := parseStamp(t, out["created_at"]); !at.Equal(clock.peek()) {
-			t.Errorf("created_at = %v, want %v", at, clock.peek())
+		if at := parseStamp(t, out["created_at"]); !at.Equal(clock.Peek()) {
+			t.Errorf("created_at = %v, want %v", at, clock.Peek())
 		}
 		ids = append(ids, out["finding_id"].(string))
 	}
@@ -250,8 +250,8 @@ func TestAddComment(t *testing.T) {
 	for _, text := range []string{"Found the root cause — the migration was missing a NOT NULL constraint", "second", "third"} {
 		out := w.OK("add_comment", map[string]any{"content": text})
 		equal(t, "output fields", keys(out), []string{"comment_id", "created_at", "issue_id"})
-		if at := parseStamp(t, out["created_at"]); !at.Equal(clock.peek()) {
-			t.Errorf("created_at = %v, want %v", at, clock.peek())
+		if at := parseStamp(t, out["created_at"]); !at.Equal(clock.Peek()) {
+			t.Errorf("created_at = %v, want %v", at, clock.Peek())
 		}
 		want = append(want, text)
 	}

@@ -24,7 +24,7 @@ func TestCreateProposal(t *testing.T) {
 				t.Errorf("id %q is not a version 4 UUID", id)
 			}
 			want := map[string]any{"id": id, "title": "Keyboard shortcuts", "type": typ, "status": "pending",
-				"createdAt": stamp(clock.peek())}
+				"createdAt": stamp(clock.Peek())}
 			if !reflect.DeepEqual(out, want) {
 				t.Errorf("output %v\nwant   %v", out, want)
 			}

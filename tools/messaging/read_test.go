@@ -112,7 +112,7 @@ func TestReadMessagesBefore(t *testing.T) {
 	known(k, "agent-bob")
 	t0, t1, t2 := epoch, epoch.Add(250*time.Millisecond), epoch.Add(time.Second)
 	for _, at := range []time.Time{t0, t1, t1, t2} {
-		clock.set(at)
+		clock.Set(at)
 		send(k, "agent-bob", stamp(at), nil)
 	}
 	cases := []struct {
@@ -144,7 +144,7 @@ func cursorFixture(k *testkit.Kit) []string {
 	var ids []string
 	n := 0
 	for i, group := range []int{3, 1, 5, 2, 4} {
-		clock.set(epoch.Add(time.Duration(i) * time.Second))
+		clock.Set(epoch.Add(time.Duration(i) * time.Second))
 		for range group {
 			n++
 			to := "agent-bob"

@@ -92,10 +92,10 @@ func TestSearchMessagesResultShape(t *testing.T) {
 	clock := withClock(k, time.Second)
 	known(k, "agent-bob")
 	id := send(k, "agent-bob", "rollout plan ready", map[string]any{"threadId": "rel", "metadata": map[string]any{"k": "v"}})
-	at := clock.peek()
+	at := clock.Peek()
 	ann := k.As("deploy-agent").OK("announce", map[string]any{"type": "blocker", "title": "Rollout blocked",
 		"body": "Deployment failed: nginx config error on port 443", "beadId": "COL-9"})
-	annAt := clock.peek()
+	annAt := clock.Peek()
 
 	res := search(k, map[string]any{"query": "rollout"})
 	if len(res) != 2 {

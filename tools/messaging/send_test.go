@@ -162,7 +162,7 @@ func TestSendMessageOutput(t *testing.T) {
 	clock := withClock(k, 1500*time.Millisecond)
 	known(k, "agent-bob")
 	out := k.OK("send_message", map[string]any{"to": "agent-bob", "body": "hello", "threadId": "t"})
-	at := clock.peek()
+	at := clock.Peek()
 	if got := keys(out); !slices.Equal(got, []string{"messageId", "timestamp"}) {
 		t.Fatalf("output keys = %v, want [messageId timestamp]", got)
 	}

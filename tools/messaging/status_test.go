@@ -25,8 +25,8 @@ func TestSetStatus(t *testing.T) {
 			if a.Status != st || a.Task != "run the "+st+" suite" || a.BeadID != "COL-"+st {
 				t.Errorf("recorded %+v", a)
 			}
-			if !a.LastSeen.Equal(clock.peek()) || !a.FirstSeen.Equal(epoch.Add(time.Second)) {
-				t.Errorf("first/last seen %v/%v, want %v/%v", a.FirstSeen, a.LastSeen, epoch.Add(time.Second), clock.peek())
+			if !a.LastSeen.Equal(clock.Peek()) || !a.FirstSeen.Equal(epoch.Add(time.Second)) {
+				t.Errorf("first/last seen %v/%v, want %v/%v", a.FirstSeen, a.LastSeen, epoch.Add(time.Second), clock.Peek())
 			}
 		})
 	}
@@ -94,7 +94,7 @@ func TestReportProgress(t *testing.T) {
 			t.Errorf("output %v, want %v", out, want)
 		}
 		a := agentState(k, "agent-alice")
-		if a.Progress != p || a.ProgressTask != "COL-3 tools" || a.ProgressDescription != "step" || !a.LastSeen.Equal(clock.peek()) {
+		if a.Progress != p || a.ProgressTask != "COL-3 tools" || a.ProgressDescription != "step" || !a.LastSeen.Equal(clock.Peek()) {
 			t.Errorf("recorded %+v, want %d%%", a, p)
 		}
 		// Progress leaves the status alone.
@@ -177,7 +177,7 @@ func TestAnnounce(t *testing.T) {
 			k := testkit.New(t)
 			clock := withClock(k, time.Second)
 			out := k.OK("announce", map[string]any{"type": typ, "title": "Messaging tools done", "body": "All tests pass.", "beadId": "COL-10"})
-			at := clock.peek()
+			at := clock.Peek()
 			if got := keys(out); !slices.Equal(got, []string{"messageId", "timestamp"}) {
 				t.Fatalf("output keys %v, want [messageId timestamp]", got)
 			}

@@ -26,11 +26,11 @@ func TestListThreads(t *testing.T) {
 	send(bob, "agent-alice", "a2", map[string]any{"threadId": "t-a"})
 	send(alice, "agent-carol", "no thread", nil)
 	send(user, "agent-bob", "c1", map[string]any{"threadId": "t-c"})
-	cAt := clock.peek()
+	cAt := clock.Peek()
 	send(alice, "agent-bob", "a3", map[string]any{"threadId": "t-a"})
-	aAt := clock.peek()
+	aAt := clock.Peek()
 	send(carol, "user", "b2", map[string]any{"threadId": "t-b"})
-	bAt := clock.peek()
+	bAt := clock.Peek()
 	send(bob, "agent-carol", "no thread either", nil)
 
 	// threadView is a thread as list_threads reports it.

@@ -34,8 +34,8 @@ func TestCreateOutput(t *testing.T) {
 		if out["created_by"] != "agent-alice" {
 			t.Errorf("created_by = %v, want agent-alice", out["created_by"])
 		}
-		if at := parseStamp(t, out["created_at"]); !at.Equal(clock.peek()) {
-			t.Errorf("created_at = %v, want the call's time %v", at, clock.peek())
+		if at := parseStamp(t, out["created_at"]); !at.Equal(clock.Peek()) {
+			t.Errorf("created_at = %v, want the call's time %v", at, clock.Peek())
 		}
 	}
 }
@@ -145,10 +145,10 @@ func TestGetAllFields(t *testing.T) {
 		"priority": "high", "labels": []string{"phase-0", "mcp", "backend"}, "assignee": "agent-bob",
 		"estimate_hours": 4.5, "parent_id": parent,
 	})
-	createdAt := clock.peek()
+	createdAt := clock.Peek()
 	update(k.As("agent-carol"), id, map[string]any{"status": "todo"})
 	update(k.As("agent-carol"), id, map[string]any{"status": "blocked", "blocked_reason": "needs the schema", "progress": 45})
-	updatedAt := clock.peek()
+	updatedAt := clock.Peek()
 
 	got := get(k, id)
 	want := map[string]any{

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,33 +17,10 @@ import (
 // epoch is the first instant a fakeClock reports.
 var epoch = time.Date(2026, 4, 8, 22, 15, 30, 0, time.UTC)
 
-// fakeClock advances by step on every reading, so every tool call gets a
-// distinct, known time. A zero step keeps time still (every call ties).
-type fakeClock struct {
-	mu   sync.Mutex
-	t    time.Time
-	step time.Duration
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(c.step)
-	return c.t
-}
-
-func (c *fakeClock) peek() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// withClock makes every call of k read time from a fake clock that starts
-// at epoch and advances by step per call.
-func withClock(k *testkit.Kit, step time.Duration) *fakeClock {
-	c := &fakeClock{t: epoch, step: step}
-	k.Env.Clock = c.now
-	return c
+// withClock makes every call of k read a fake clock that starts at epoch
+// and moves by step per call (0: every call ties).
+func withClock(k *testkit.Kit, step time.Duration) *testkit.Clock {
+	return k.UseClock(testkit.NewClock(epoch, step))
 }
 
 // on returns k reporting failures to t: a kit built by a parent test must

@@ -18,7 +18,7 @@ import (
 //	COL-4 "Document the API"             low      unassigned  []             backlog
 //	COL-5 "Someday maybe"                (canonical 4, reads low)            backlog
 //	OTH-1 "Other project task"           normal   unassigned  []             backlog (project other)
-func listFixture(t *testing.T) (*testkit.Kit, *fakeClock) {
+func listFixture(t *testing.T) (*testkit.Kit, *testkit.Clock) {
 	k := testkit.New(t)
 	addProject(k, "other", "OTH")
 	clock := withClock(k, time.Second)
@@ -28,7 +28,7 @@ func listFixture(t *testing.T) (*testkit.Kit, *fakeClock) {
 	create(k, map[string]any{"title": "Fix the flaky build", "description": "CI fails at random",
 		"priority": "critical", "assignee": "agent-carol", "labels": []string{"ci", "backend"}})
 	create(k, map[string]any{"title": "Document the API", "priority": "low"})
-	storeItem(k, &baton.Item{Title: "Someday maybe", Priority: baton.PriorityBacklog, CreatedAt: clock.now(), Labels: []string{}})
+	storeItem(k, &baton.Item{Title: "Someday maybe", Priority: baton.PriorityBacklog, CreatedAt: clock.Now(), Labels: []string{}})
 	k.OK("task_create", map[string]any{"title": "Other project task", "project": "other"})
 	update(k, "COL-1", map[string]any{"status": "todo"})
 	update(k, "COL-1", map[string]any{"status": "in_progress"})

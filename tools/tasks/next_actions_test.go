@@ -95,7 +95,7 @@ func TestNextActionsOrder(t *testing.T) {
 	// Created last (highest sequence) but the oldest of the high ones, and a
 	// canonical-4 item that sorts after low.
 	oldest := storeItem(k, &baton.Item{Title: "old high", Status: baton.StatusTodo, Priority: baton.PriorityHigh, CreatedAt: epoch.Add(-time.Hour)})
-	backlog := storeItem(k, &baton.Item{Title: "someday", Status: baton.StatusTodo, Priority: baton.PriorityBacklog, CreatedAt: clock.now()})
+	backlog := storeItem(k, &baton.Item{Title: "someday", Status: baton.StatusTodo, Priority: baton.PriorityBacklog, CreatedAt: clock.Now()})
 	want := []string{crit, oldest, high1, high2, normal1, normal2, low, backlog}
 
 	out := k.OK("task_next_actions", map[string]any{})

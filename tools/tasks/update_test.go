@@ -244,8 +244,8 @@ func TestUpdateFields(t *testing.T) {
 	if out["task_id"] != id || out["status"] != "backlog" || out["progress"] != 0.0 || out["updated_by"] != "agent-alice" {
 		t.Errorf("output = %v", out)
 	}
-	if at := parseStamp(t, out["updated_at"]); !at.Equal(clock.peek()) {
-		t.Errorf("updated_at = %v, want the call's time %v", at, clock.peek())
+	if at := parseStamp(t, out["updated_at"]); !at.Equal(clock.Peek()) {
+		t.Errorf("updated_at = %v, want the call's time %v", at, clock.Peek())
 	}
 	got := get(k, id)
 	if got["description"] != "new body" || got["priority"] != "critical" || got["assignee"] != "agent-carol" {
