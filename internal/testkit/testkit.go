@@ -141,3 +141,53 @@ func Decode(t testing.TB, v any) map[string]any {
 	}
 	return m
 }
+
+// On returns a copy of k reporting failures to t: a kit built by a parent
+// test must not call Fatal on the parent from a subtest.
+func (k *Kit) On(t testing.TB) *Kit {
+	c := *k
+	c.T = t
+	return &c
+}
+
+// APIError is the inner object of the error envelope as a client reads it.
+type APIError struct {
+	Code    string         `json:"code"`
+	Type    string         `json:"type"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+	Hint    string         `json:"next_action_hint"`
+}
+
+// FailEnvelope calls a tool that must fail with code and returns the error
+// decoded from the text a client receives, checking the envelope's shape:
+// one "error" key, the expected code (also in Result.Err), a message and a
+// type.
+func (k *Kit) FailEnvelope(name string, args any, code string) APIError {
+	k.T.Helper()
+	res := k.Call(name, args)
+	if res.Err == nil {
+		k.T.Fatalf("%s(%s) as %s: want %s, got success %s", name, Raw(k.T, args), k.Principal.Agent, code, res.Text)
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(res.Text), &env); err != nil {
+		k.T.Fatalf("%s: error text is not JSON: %v: %s", name, err, res.Text)
+	}
+	if len(env) != 1 || env["error"] == nil {
+		k.T.Fatalf("%s: error text is not the envelope {\"error\": {...}}: %s", name, res.Text)
+	}
+	var e APIError
+	if err := json.Unmarshal(env["error"], &e); err != nil {
+		k.T.Fatalf("%s: decode envelope: %v", name, err)
+	}
+	if e.Code != code {
+		k.T.Fatalf("%s(%s) as %s: want %s, got %s", name, Raw(k.T, args), k.Principal.Agent, code, res.Text)
+	}
+	if res.Err.Code != e.Code {
+		k.T.Fatalf("%s: Result.Err code %s differs from the envelope's %s", name, res.Err.Code, e.Code)
+	}
+	if e.Message == "" || e.Type == "" {
+		k.T.Fatalf("%s: envelope lacks message or type: %s", name, res.Text)
+	}
+	return e
+}

@@ -2,7 +2,6 @@ package claims_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -31,36 +30,17 @@ func newKit(t *testing.T) (*testkit.Kit, *testkit.Clock) {
 	return k, clk
 }
 
-// apiError is the inner object of the error envelope as a client reads it.
-type apiError struct {
-	Code    string         `json:"code"`
-	Type    string         `json:"type"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
-	Hint    string         `json:"next_action_hint"`
-}
+type apiError = testkit.APIError
 
-// fail calls a tool that must fail with code and returns the error decoded
-// from the envelope a client receives.
+// fail calls a tool that must fail with code; claims' errors must also
+// say what to do next.
 func fail(k *testkit.Kit, name string, args any, code string) apiError {
 	k.T.Helper()
-	res := k.Call(name, args)
-	if res.Err == nil {
-		k.T.Fatalf("%s(%s) as %s: want %s, got success %s", name, testkit.Raw(k.T, args), k.Principal.Agent, code, res.Text)
+	e := k.FailEnvelope(name, args, code)
+	if e.Hint == "" {
+		k.T.Errorf("%s: error without a hint: %+v", name, e)
 	}
-	var env struct {
-		Error *apiError `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(res.Text), &env); err != nil || env.Error == nil {
-		k.T.Fatalf("%s: error text is not the envelope {\"error\": {...}}: %s", name, res.Text)
-	}
-	if env.Error.Code != code {
-		k.T.Fatalf("%s(%s) as %s: want %s, got %s", name, testkit.Raw(k.T, args), k.Principal.Agent, code, res.Text)
-	}
-	if env.Error.Message == "" || env.Error.Hint == "" {
-		k.T.Errorf("%s: error without message or hint: %s", name, res.Text)
-	}
-	return *env.Error
+	return e
 }
 
 // invalid checks a call fails validation on field with the broken rule.

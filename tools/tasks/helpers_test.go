@@ -2,7 +2,6 @@ package tasks_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -23,52 +22,13 @@ func withClock(k *testkit.Kit, step time.Duration) *testkit.Clock {
 	return k.UseClock(testkit.NewClock(epoch, step))
 }
 
-// on returns k reporting failures to t: a kit built by a parent test must
-// not call Fatal on the parent from a subtest.
-func on(k *testkit.Kit, t testing.TB) *testkit.Kit {
-	c := *k
-	c.T = t
-	return &c
-}
+func on(k *testkit.Kit, t testing.TB) *testkit.Kit { return k.On(t) }
 
-// apiError is the inner object of the error envelope as a client reads it.
-type apiError struct {
-	Code    string         `json:"code"`
-	Type    string         `json:"type"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
-	Hint    string         `json:"next_action_hint"`
-}
+type apiError = testkit.APIError
 
-// fail calls a tool that must fail with code and returns the error decoded
-// from the text a client receives, checking the envelope's shape.
 func fail(k *testkit.Kit, name string, args any, code string) apiError {
 	k.T.Helper()
-	res := k.Call(name, args)
-	if res.Err == nil {
-		k.T.Fatalf("%s(%s): want %s, got success %s", name, testkit.Raw(k.T, args), code, res.Text)
-	}
-	var env map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(res.Text), &env); err != nil {
-		k.T.Fatalf("%s: error text is not JSON: %v: %s", name, err, res.Text)
-	}
-	if len(env) != 1 || env["error"] == nil {
-		k.T.Fatalf("%s: error text is not the envelope {\"error\": {...}}: %s", name, res.Text)
-	}
-	var e apiError
-	if err := json.Unmarshal(env["error"], &e); err != nil {
-		k.T.Fatalf("%s: decode envelope: %v", name, err)
-	}
-	if e.Code != code {
-		k.T.Fatalf("%s(%s): want %s, got %s", name, testkit.Raw(k.T, args), code, res.Text)
-	}
-	if res.Err.Code != e.Code {
-		k.T.Fatalf("%s: Result.Err code %s differs from the envelope's %s", name, res.Err.Code, e.Code)
-	}
-	if e.Message == "" || e.Type == "" {
-		k.T.Fatalf("%s: envelope lacks message or type: %s", name, res.Text)
-	}
-	return e
+	return k.FailEnvelope(name, args, code)
 }
 
 // violations lists details.violations as "field:rule", sorted.
