@@ -191,3 +191,51 @@ func (k *Kit) FailEnvelope(name string, args any, code string) APIError {
 	}
 	return e
 }
+
+// AddProject creates another project beside colibri.
+func (k *Kit) AddProject(slug, prefix string) {
+	k.T.Helper()
+	ctx := context.Background()
+	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
+		return tx.CreateProject(ctx, &baton.Project{Slug: slug, Prefix: prefix})
+	}); err != nil {
+		k.T.Fatalf("create project %s: %v", slug, err)
+	}
+}
+
+// StoreItem creates an item directly through the store, for what the tools
+// under test cannot produce (any status or kind, a parent, a chosen
+// creation time). Empty fields default to a todo task titled "item" in
+// colibri, created by agent-alice.
+func (k *Kit) StoreItem(it *baton.Item) string {
+	k.T.Helper()
+	ctx := context.Background()
+	if it.Project == "" {
+		it.Project = Project
+	}
+	if it.Status == "" {
+		it.Status = baton.StatusTodo
+	}
+	if it.Kind == "" {
+		it.Kind = baton.KindTask
+	}
+	if it.Title == "" {
+		it.Title = "item"
+	}
+	if it.CreatedBy == "" {
+		it.CreatedBy = "agent-alice"
+	}
+	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.CreateItem(ctx, it) }); err != nil {
+		k.T.Fatalf("create item: %v", err)
+	}
+	return it.ID
+}
+
+// Depend records that id cannot start before dependsOn is done.
+func (k *Kit) Depend(id, dependsOn string) {
+	k.T.Helper()
+	ctx := context.Background()
+	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.AddDependency(ctx, id, dependsOn) }); err != nil {
+		k.T.Fatalf("add dependency %s -> %s: %v", id, dependsOn, err)
+	}
+}

@@ -15,7 +15,7 @@ func TestCloseBeadFromEveryOpenStatus(t *testing.T) {
 	for _, from := range nonTerminal {
 		t.Run(string(from), func(t *testing.T) {
 			k := k.on(t)
-			id := k.put(&baton.Item{Status: from, Progress: 30, BlockedReason: map[bool]string{true: "waiting"}[from == baton.StatusBlocked]})
+			id := k.StoreItem(&baton.Item{Status: from, Progress: 30, BlockedReason: map[bool]string{true: "waiting"}[from == baton.StatusBlocked]})
 			out, text := k.as("agent-bob").ok("close_bead", map[string]any{"id": id, "reason": "All tasks completed"})
 			if text != "Closed bead "+id {
 				t.Errorf("text = %q", text)
@@ -61,7 +61,7 @@ func TestCloseBeadWithoutReason(t *testing.T) {
 func TestCloseBeadTwice(t *testing.T) {
 	k := newKit(t)
 	for _, from := range []baton.Status{baton.StatusDone, baton.StatusCancelled} {
-		id := k.put(&baton.Item{Status: from, CloseReason: "first"})
+		id := k.StoreItem(&baton.Item{Status: from, CloseReason: "first"})
 		e := k.fail("close_bead", map[string]any{"id": id, "reason": "second"}, baton.ErrInvalidTransition)
 		if e.Details["from"] != string(from) || e.Details["to"] != "done" {
 			t.Errorf("details = %v", e.Details)

@@ -122,7 +122,7 @@ func TestCreateBeadProject(t *testing.T) {
 	if id := k.create(nil); k.item(id).Project != testkit.Project {
 		t.Errorf("bead went to %s", k.item(id).Project)
 	}
-	k.addProject("adjutant", "ADJ")
+	k.AddProject("adjutant", "ADJ")
 	// Two projects, no session default: ERR_INVALID_INPUT naming project.
 	e := k.fail("create_bead", map[string]any{"title": "t", "description": "", "type": "task", "priority": 2}, baton.ErrInvalidInput)
 	if e.Details["field"] != "project" || !slices.Equal(e.Details["projects"].([]string), []string{"adjutant", "colibri"}) {

@@ -124,54 +124,10 @@ func (k *kit) item(id string) *baton.Item {
 	return it
 }
 
-// put creates an item directly through the store, for what the bead tools
-// cannot produce (any status, a parent, another kind or project).
-func (k *kit) put(it *baton.Item) string {
-	k.t.Helper()
-	ctx := context.Background()
-	if it.Project == "" {
-		it.Project = testkit.Project
-	}
-	if it.Status == "" {
-		it.Status = baton.StatusTodo
-	}
-	if it.Kind == "" {
-		it.Kind = baton.KindTask
-	}
-	if it.Title == "" {
-		it.Title = "item"
-	}
-	if it.CreatedBy == "" {
-		it.CreatedBy = "agent-alice"
-	}
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.CreateItem(ctx, it) }); err != nil {
-		k.t.Fatalf("create item: %v", err)
-	}
-	return it.ID
-}
-
 // withStatus creates an item of kind and status, optionally under parent.
 func (k *kit) withStatus(kind baton.Kind, status baton.Status, parent string) string {
 	k.t.Helper()
-	return k.put(&baton.Item{Kind: kind, Status: status, ParentID: parent, Title: fmt.Sprintf("%s %s", kind, status)})
-}
-
-func (k *kit) depend(id, dependsOn string) {
-	k.t.Helper()
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.AddDependency(ctx, id, dependsOn) }); err != nil {
-		k.t.Fatalf("depend %s -> %s: %v", id, dependsOn, err)
-	}
-}
-
-func (k *kit) addProject(slug, prefix string) {
-	k.t.Helper()
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
-		return tx.CreateProject(ctx, &baton.Project{Slug: slug, Prefix: prefix})
-	}); err != nil {
-		k.t.Fatalf("create project %s: %v", slug, err)
-	}
+	return k.StoreItem(&baton.Item{Kind: kind, Status: status, ParentID: parent, Title: fmt.Sprintf("%s %s", kind, status)})
 }
 
 // checkInvalid asserts e is ERR_INVALID_INPUT naming field and constraint,

@@ -52,9 +52,9 @@ func TestListBeadsText(t *testing.T) {
 		t.Errorf("empty list: %v %q", out, text)
 	}
 	k.create(map[string]any{"title": "Add rate limiting to MCP tools", "id": "adj-042"})
-	k.put(&baton.Item{ID: "adj-043", Title: "Fix login timeout", Kind: baton.KindBug, Priority: 1, Status: baton.StatusReview, Assignee: "my-agent"})
-	k.put(&baton.Item{ID: "adj-044", Title: "Waiting", Kind: baton.KindEpic, Priority: 0, Status: baton.StatusBlocked})
-	k.put(&baton.Item{ID: "adj-045", Title: "Shiny", Kind: baton.KindFeature, Priority: 4, Status: baton.StatusDone})
+	k.StoreItem(&baton.Item{ID: "adj-043", Title: "Fix login timeout", Kind: baton.KindBug, Priority: 1, Status: baton.StatusReview, Assignee: "my-agent"})
+	k.StoreItem(&baton.Item{ID: "adj-044", Title: "Waiting", Kind: baton.KindEpic, Priority: 0, Status: baton.StatusBlocked})
+	k.StoreItem(&baton.Item{ID: "adj-045", Title: "Shiny", Kind: baton.KindFeature, Priority: 4, Status: baton.StatusDone})
 	_, text := k.ok("list_beads", map[string]any{"status": "all"})
 	want := strings.Join([]string{
 		"[blocked] adj-044 (epic, P0): Waiting",
@@ -72,9 +72,9 @@ func TestListBeadsText(t *testing.T) {
 
 func TestListBeadsStructured(t *testing.T) {
 	k := newKit(t)
-	k.put(&baton.Item{ID: "adj-1", Title: "a", Kind: baton.KindBug, Priority: 1, Status: baton.StatusInProgress, Assignee: "my-agent",
+	k.StoreItem(&baton.Item{ID: "adj-1", Title: "a", Kind: baton.KindBug, Priority: 1, Status: baton.StatusInProgress, Assignee: "my-agent",
 		Description: "not listed", Labels: []string{"x"}})
-	k.put(&baton.Item{ID: "adj-2", Title: "b", Kind: baton.KindChore, Priority: 3, Status: baton.StatusTodo})
+	k.StoreItem(&baton.Item{ID: "adj-2", Title: "b", Kind: baton.KindChore, Priority: 3, Status: baton.StatusTodo})
 	out, _ := k.ok("list_beads", map[string]any{"status": "all"})
 	if got, want := keys(out), []string{"beads", "count"}; !slices.Equal(got, want) {
 		t.Errorf("fields = %v", got)
@@ -114,11 +114,11 @@ func TestListBeadsOrder(t *testing.T) {
 
 func TestListBeadsAssigneeAndTypeFilters(t *testing.T) {
 	k := newKit(t)
-	mine := k.put(&baton.Item{Kind: baton.KindBug, Assignee: "my-agent"})
-	mineTask := k.put(&baton.Item{Kind: baton.KindTask, Assignee: "my-agent"})
-	theirs := k.put(&baton.Item{Kind: baton.KindBug, Assignee: "other"})
-	nobody := k.put(&baton.Item{Kind: baton.KindEpic})
-	feature := k.put(&baton.Item{Kind: baton.KindFeature})
+	mine := k.StoreItem(&baton.Item{Kind: baton.KindBug, Assignee: "my-agent"})
+	mineTask := k.StoreItem(&baton.Item{Kind: baton.KindTask, Assignee: "my-agent"})
+	theirs := k.StoreItem(&baton.Item{Kind: baton.KindBug, Assignee: "other"})
+	nobody := k.StoreItem(&baton.Item{Kind: baton.KindEpic})
+	feature := k.StoreItem(&baton.Item{Kind: baton.KindFeature})
 	for _, tc := range []struct {
 		name string
 		args map[string]any
@@ -146,8 +146,8 @@ func TestListBeadsAssigneeAndTypeFilters(t *testing.T) {
 func TestListBeadsProject(t *testing.T) {
 	k := newKit(t)
 	col := k.create(nil)
-	k.addProject("adjutant", "ADJ")
-	adj := k.put(&baton.Item{Project: "adjutant"})
+	k.AddProject("adjutant", "ADJ")
+	adj := k.StoreItem(&baton.Item{Project: "adjutant"})
 	// Two projects and no session default: the caller must say which.
 	e := k.fail("list_beads", nil, baton.ErrInvalidInput)
 	if e.Details["field"] != "project" {

@@ -11,10 +11,10 @@ import (
 
 func TestShowBeadText(t *testing.T) {
 	k := newKit(t)
-	k.put(&baton.Item{ID: "adj-010.2", Title: "Dependency"})
-	k.put(&baton.Item{ID: "adj-042", Title: "Add rate limiting to MCP tools", Status: baton.StatusInProgress, Priority: 2,
+	k.StoreItem(&baton.Item{ID: "adj-010.2", Title: "Dependency"})
+	k.StoreItem(&baton.Item{ID: "adj-042", Title: "Add rate limiting to MCP tools", Status: baton.StatusInProgress, Priority: 2,
 		Assignee: "my-agent", Description: "Implement per-agent rate limiting..."})
-	k.depend("adj-042", "adj-010.2")
+	k.Depend("adj-042", "adj-010.2")
 	out, text := k.ok("show_bead", map[string]any{"id": "adj-042"})
 	want := "ID: adj-042\nTitle: Add rate limiting to MCP tools\nStatus: in_progress\nType: task\nPriority: P2\n" +
 		"Assignee: my-agent\nDescription: Implement per-agent rate limiting...\nDependencies:\n  - adj-010.2 (depends)"
@@ -56,14 +56,14 @@ func TestShowBeadEmptyFields(t *testing.T) {
 
 func TestShowBeadRelations(t *testing.T) {
 	k := newKit(t)
-	epic := k.put(&baton.Item{ID: "adj-1", Kind: baton.KindEpic, Title: "Epic"})
-	mid := k.put(&baton.Item{ID: "adj-2", Title: "Middle", ParentID: epic, Description: "line one\nline two"})
-	k.put(&baton.Item{ID: "adj-3", ParentID: mid})
-	k.put(&baton.Item{ID: "adj-4", ParentID: mid, Status: baton.StatusDone})
-	k.put(&baton.Item{ID: "adj-5"})
-	k.put(&baton.Item{ID: "adj-0"})
-	k.depend(mid, "adj-5")
-	k.depend(mid, "adj-0")
+	epic := k.StoreItem(&baton.Item{ID: "adj-1", Kind: baton.KindEpic, Title: "Epic"})
+	mid := k.StoreItem(&baton.Item{ID: "adj-2", Title: "Middle", ParentID: epic, Description: "line one\nline two"})
+	k.StoreItem(&baton.Item{ID: "adj-3", ParentID: mid})
+	k.StoreItem(&baton.Item{ID: "adj-4", ParentID: mid, Status: baton.StatusDone})
+	k.StoreItem(&baton.Item{ID: "adj-5"})
+	k.StoreItem(&baton.Item{ID: "adj-0"})
+	k.Depend(mid, "adj-5")
+	k.Depend(mid, "adj-0")
 	out, text := k.ok("show_bead", map[string]any{"id": mid})
 	want := "ID: adj-2\nTitle: Middle\nStatus: open\nType: task\nPriority: P0\nAssignee: unassigned\n" +
 		"Description: line one\nline two\nDependencies:\n  - adj-0 (depends)\n  - adj-5 (depends)\n  - adj-1 (parent)\n" +

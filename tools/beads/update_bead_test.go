@@ -47,7 +47,7 @@ func TestUpdateBeadTransitions(t *testing.T) {
 	} {
 		t.Run(string(tc.from)+"->"+tc.to, func(t *testing.T) {
 			k := k.on(t)
-			id := k.put(&baton.Item{Status: tc.from, Progress: 40})
+			id := k.StoreItem(&baton.Item{Status: tc.from, Progress: 40})
 			args := map[string]any{"id": id, "status": tc.to}
 			if tc.errTo != "" {
 				e := k.fail("update_bead", args, baton.ErrInvalidTransition)
@@ -87,7 +87,7 @@ func TestUpdateBeadTransitions(t *testing.T) {
 func TestUpdateBeadLeavingBlockedClearsReason(t *testing.T) {
 	k := newKit(t)
 	for _, to := range []string{"open", "in_progress", "closed"} {
-		id := k.put(&baton.Item{Status: baton.StatusBlocked, BlockedReason: "waiting for credentials"})
+		id := k.StoreItem(&baton.Item{Status: baton.StatusBlocked, BlockedReason: "waiting for credentials"})
 		k.ok("update_bead", map[string]any{"id": id, "status": to})
 		if it := k.item(id); it.BlockedReason != "" {
 			t.Errorf("to %s: blocked_reason kept: %q", to, it.BlockedReason)

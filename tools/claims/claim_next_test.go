@@ -68,11 +68,11 @@ func TestClaimNextNothingReady(t *testing.T) {
 func TestClaimNextOrder(t *testing.T) {
 	k, clk := newKit(t)
 	// Created newest first, so insertion order cannot pass for age.
-	low := storeItem(k, &baton.Item{Priority: baton.PriorityLow, CreatedAt: epoch.Add(-1 * time.Hour)})
-	normalNew := storeItem(k, &baton.Item{Priority: baton.PriorityNormal, CreatedAt: epoch.Add(-2 * time.Hour)})
-	normalOld := storeItem(k, &baton.Item{Priority: baton.PriorityNormal, CreatedAt: epoch.Add(-3 * time.Hour)})
-	critical := storeItem(k, &baton.Item{Priority: baton.PriorityCritical, CreatedAt: epoch.Add(-1 * time.Minute)})
-	backlog := storeItem(k, &baton.Item{Priority: baton.PriorityBacklog, CreatedAt: epoch.Add(-9 * time.Hour)})
+	low := k.StoreItem(&baton.Item{Priority: baton.PriorityLow, CreatedAt: epoch.Add(-1 * time.Hour)})
+	normalNew := k.StoreItem(&baton.Item{Priority: baton.PriorityNormal, CreatedAt: epoch.Add(-2 * time.Hour)})
+	normalOld := k.StoreItem(&baton.Item{Priority: baton.PriorityNormal, CreatedAt: epoch.Add(-3 * time.Hour)})
+	critical := k.StoreItem(&baton.Item{Priority: baton.PriorityCritical, CreatedAt: epoch.Add(-1 * time.Minute)})
+	backlog := k.StoreItem(&baton.Item{Priority: baton.PriorityBacklog, CreatedAt: epoch.Add(-9 * time.Hour)})
 	clk.Advance(time.Second)
 
 	want := []string{critical, normalOld, normalNew, low, backlog}
@@ -91,7 +91,7 @@ func TestClaimNextSkipsUnready(t *testing.T) {
 	k, _ := newKit(t)
 	dep := task(k, map[string]any{"title": "dependency", "priority": "low"})
 	waiting := task(k, map[string]any{"title": "waits on dependency", "priority": "critical"})
-	depend(k, waiting, dep)
+	k.Depend(waiting, dep)
 	parent := task(k, map[string]any{"title": "parent", "priority": "critical"})
 	child := k.OK("task_create", map[string]any{"project": "colibri", "title": "open subtask", "parent_id": parent})["task_id"].(string)
 	claimed := task(k, map[string]any{"title": "claimed", "priority": "critical"})
@@ -143,10 +143,10 @@ func TestClaimNextPrefersOwnAssignments(t *testing.T) {
 
 func TestClaimNextFilters(t *testing.T) {
 	k, _ := newKit(t)
-	bug := storeItem(k, &baton.Item{Kind: baton.KindBug, Priority: baton.PriorityLow})
-	chore := storeItem(k, &baton.Item{Kind: baton.KindChore, Priority: baton.PriorityLow, Labels: []string{"infra"}})
-	plain := storeItem(k, &baton.Item{Priority: baton.PriorityCritical})
-	infraTask := storeItem(k, &baton.Item{Priority: baton.PriorityHigh, Labels: []string{"infra", "ci"}})
+	bug := k.StoreItem(&baton.Item{Kind: baton.KindBug, Priority: baton.PriorityLow})
+	chore := k.StoreItem(&baton.Item{Kind: baton.KindChore, Priority: baton.PriorityLow, Labels: []string{"infra"}})
+	plain := k.StoreItem(&baton.Item{Priority: baton.PriorityCritical})
+	infraTask := k.StoreItem(&baton.Item{Priority: baton.PriorityHigh, Labels: []string{"infra", "ci"}})
 
 	if got := next(k, map[string]any{"kind": "bug"}); got != bug {
 		t.Errorf("kind bug: %q, want %s", got, bug)
@@ -174,13 +174,8 @@ func TestClaimNextFilters(t *testing.T) {
 
 func TestClaimNextProject(t *testing.T) {
 	k, _ := newKit(t)
-	ctx := t.Context()
 	id := task(k, nil)
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
-		return tx.CreateProject(ctx, &baton.Project{Slug: "other", Prefix: "OTH"})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	k.AddProject("other", "OTH")
 	e := fail(k, "claim_next", nil, baton.ErrInvalidInput)
 	if e.Details["field"] != "project" || !strings.Contains(e.Message, "project") {
 		t.Errorf("claim_next with two projects and no default: %v %q", e.Details, e.Message)

@@ -106,41 +106,6 @@ func claimOf(k *testkit.Kit, id string) *baton.Claim {
 	return c
 }
 
-// storeItem creates an item directly in the store, for what the task tools
-// cannot make (kinds other than task, chosen creation times).
-func storeItem(k *testkit.Kit, it *baton.Item) string {
-	k.T.Helper()
-	ctx := context.Background()
-	if it.Project == "" {
-		it.Project = testkit.Project
-	}
-	if it.Status == "" {
-		it.Status = baton.StatusTodo
-	}
-	if it.Kind == "" {
-		it.Kind = baton.KindTask
-	}
-	if it.Title == "" {
-		it.Title = "item"
-	}
-	if it.CreatedBy == "" {
-		it.CreatedBy = "agent-alice"
-	}
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.CreateItem(ctx, it) }); err != nil {
-		k.T.Fatalf("create item: %v", err)
-	}
-	return it.ID
-}
-
-// depend records that id cannot start before dependsOn is done.
-func depend(k *testkit.Kit, id, dependsOn string) {
-	k.T.Helper()
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.AddDependency(ctx, id, dependsOn) }); err != nil {
-		k.T.Fatalf("add dependency %s -> %s: %v", id, dependsOn, err)
-	}
-}
-
 // stamp parses an output timestamp.
 func stamp(t testing.TB, v any) time.Time {
 	t.Helper()

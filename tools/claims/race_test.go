@@ -83,7 +83,7 @@ func TestRaceClaimNext(t *testing.T) {
 	// Work claim_next must never hand out.
 	blocker := k.OK("task_create", map[string]any{"project": "colibri", "title": "backlog dependency"})["task_id"].(string)
 	waiting := task(k, nil)
-	depend(k, waiting, blocker)
+	k.Depend(waiting, blocker)
 
 	results := race(k, n, "claim_next", map[string]any{"ttl_seconds": 300})
 	claimedBy := map[string]string{}

@@ -37,7 +37,7 @@ func TestCreateIssue(t *testing.T) {
 	equal(t, "depends_on", strs(t, out, "depends_on"), []string{"COL-1", "COL-3"})
 
 	// In another project by name.
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	out = k.OK("create_issue", map[string]any{"title": "elsewhere", "project": "other"})
 	if out["issue_id"] != "OTH-1" {
 		t.Errorf("issue in other = %v", out["issue_id"])
@@ -116,7 +116,7 @@ func TestListIssues(t *testing.T) {
 	c := issueIn(k, "backlog", map[string]any{"title": "c", "priority": 4, "labels": []string{"db"}})
 	d := issueIn(k, "todo", map[string]any{"title": "d", "priority": 2})
 	sub := bound(k, d).OK("create_subtask", map[string]any{"title": "e"})["issue_id"].(string) // d blocked
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	issue(k, map[string]any{"project": "other", "labels": []string{"api"}})
 	k.Principal.Project = "colibri"
 
@@ -198,7 +198,7 @@ func TestListIssuesLimit(t *testing.T) {
 
 func TestListIssuesProjectFromSession(t *testing.T) {
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	issue(k, map[string]any{"project": "colibri"})
 	oth := issue(k, map[string]any{"project": "other"})
 	// With two projects and no default, the project must be named.

@@ -77,17 +77,6 @@ func invalid(k *testkit.Kit, name string, args any, field string) apiError {
 	return e
 }
 
-// addProject creates another project directly in the store.
-func addProject(k *testkit.Kit, slug, prefix string) {
-	k.T.Helper()
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
-		return tx.CreateProject(ctx, &baton.Project{Slug: slug, Prefix: prefix})
-	}); err != nil {
-		k.T.Fatalf("create project %s: %v", slug, err)
-	}
-}
-
 // issue creates an issue with create_issue (title "issue" unless given)
 // and returns its id.
 func issue(k *testkit.Kit, args map[string]any) string {

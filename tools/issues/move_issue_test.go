@@ -28,7 +28,7 @@ func artifacts(k *testkit.Kit, id string, files map[string]string) string {
 
 func TestMoveIssue(t *testing.T) {
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	k.Principal.Project = "colibri"
 	id := issueIn(k, "in_progress", map[string]any{"title": "Token counting middleware", "priority": 2,
 		"labels": []string{"phase:architecture", "backend"}})
@@ -128,7 +128,7 @@ func TestMoveIssueLabels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			k := testkit.New(t)
-			addProject(k, "other", "OTH")
+			k.AddProject("other", "OTH")
 			id := issueIn(k, "todo", map[string]any{"project": "colibri", "labels": tc.labels})
 			fs := map[string]string{}
 			for _, f := range tc.files {
@@ -147,7 +147,7 @@ func TestMoveIssueLabels(t *testing.T) {
 // Subtask blocks and the rest of the old status are reset by a move.
 func TestMoveBlockedIssue(t *testing.T) {
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	id := issueIn(k, "in_progress", map[string]any{"project": "colibri", "labels": []string{"phase:research"}})
 	k.OK("update_issue_status", map[string]any{"issue_id": id, "status": "blocked", "reason": "needs a decision"})
 	out := k.OK("move_issue", map[string]any{"issue_id": id, "target_project_id": "other", "reason": "routing"})
@@ -177,7 +177,7 @@ func TestMoveIssueRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			k := testkit.New(t)
-			addProject(k, "other", "OTH")
+			k.AddProject("other", "OTH")
 			id := issueIn(k, tc.status, map[string]any{"project": "colibri", "labels": tc.labels})
 			artifacts(k, id, map[string]string{"research.md": "# R"})
 			before := getIssue(k, id)
@@ -207,7 +207,7 @@ func TestMoveIssueRefusals(t *testing.T) {
 		})
 	}
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	id := issueIn(k, "todo", map[string]any{"project": "colibri", "labels": []string{"phase:research"}})
 	invalid(k, "move_issue", map[string]any{"issue_id": id, "target_project_id": "other"}, "reason")
 	invalid(k, "move_issue", map[string]any{"issue_id": id, "target_project_id": "other", "reason": " "}, "reason")

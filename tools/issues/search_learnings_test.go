@@ -231,8 +231,8 @@ func TestSearchLearningsMinQuality(t *testing.T) {
 
 func TestSearchLearningsCrossProject(t *testing.T) {
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
-	addProject(k, "third", "THR")
+	k.AddProject("other", "OTH")
+	k.AddProject("third", "THR")
 	k.Principal.Project = "colibri"
 	learn := func(project, pattern string) string {
 		id := issue(k, map[string]any{"project": project})

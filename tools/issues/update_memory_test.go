@@ -199,7 +199,7 @@ func TestUpdateMemoryNeedsProfile(t *testing.T) {
 	invalid(&bad, "update_memory", map[string]any{"scope": "global", "filename": "x.md", "content": "c"}, "profile")
 
 	// Project scope needs a project: with two and none chosen, say so.
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	invalid(w, "update_memory", map[string]any{"scope": "project", "filename": "x.md", "content": "c"}, "project")
 	o := *w
 	o.Principal.Project = "other"

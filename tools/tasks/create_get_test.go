@@ -1,8 +1,6 @@
 package tasks_test
 
 import (
-	"context"
-
 	"slices"
 	"testing"
 	"time"
@@ -42,7 +40,7 @@ func TestCreateOutput(t *testing.T) {
 
 func TestCreateSequenceIsPerProject(t *testing.T) {
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	for _, tc := range []struct {
 		project, id string
 		seq         int
@@ -77,12 +75,7 @@ func TestCreateErrors(t *testing.T) {
 	fail(k, "task_create", map[string]any{"title": "t", "project": "colibri", "created_by": "mallory"}, baton.ErrInvalidInput)
 
 	// A sub-task lives in its parent's project.
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
-		return tx.CreateProject(ctx, &baton.Project{Slug: "other", Prefix: "OTH"})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	k.AddProject("other", "OTH")
 	e = fail(k, "task_create", map[string]any{"title": "t", "project": "other", "parent_id": "COL-1"}, baton.ErrInvalidInput)
 	if e.Details["field"] != "parent_id" {
 		t.Errorf("details = %v, want field parent_id", e.Details)

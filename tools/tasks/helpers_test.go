@@ -1,7 +1,6 @@
 package tasks_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -121,44 +120,15 @@ func createIn(k *testkit.Kit, status string, args map[string]any) string {
 	return id
 }
 
-// addProject creates another project directly in the store.
-func addProject(k *testkit.Kit, slug, prefix string) {
-	k.T.Helper()
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error {
-		return tx.CreateProject(ctx, &baton.Project{Slug: slug, Prefix: prefix})
-	}); err != nil {
-		k.T.Fatalf("create project %s: %v", slug, err)
-	}
-}
-
 // storeItem creates an item directly through the store, for what the task
-// tools cannot produce (canonical priority 4, a chosen creation time).
+// tools cannot produce (canonical priority 4, a chosen creation time); the
+// task tools' default status is backlog.
 func storeItem(k *testkit.Kit, it *baton.Item) string {
 	k.T.Helper()
-	ctx := context.Background()
-	if it.Project == "" {
-		it.Project = testkit.Project
-	}
 	if it.Status == "" {
 		it.Status = baton.StatusBacklog
 	}
-	if it.CreatedBy == "" {
-		it.CreatedBy = "agent-alice"
-	}
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.CreateItem(ctx, it) }); err != nil {
-		k.T.Fatalf("create item: %v", err)
-	}
-	return it.ID
-}
-
-// depend records that id cannot start before dependsOn is done.
-func depend(k *testkit.Kit, id, dependsOn string) {
-	k.T.Helper()
-	ctx := context.Background()
-	if err := k.Store.Update(ctx, func(tx baton.Tx) error { return tx.AddDependency(ctx, id, dependsOn) }); err != nil {
-		k.T.Fatalf("add dependency %s -> %s: %v", id, dependsOn, err)
-	}
+	return k.StoreItem(it)
 }
 
 // ids returns the task_id of every element of a list field of out.

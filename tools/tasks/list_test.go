@@ -20,7 +20,7 @@ import (
 //	OTH-1 "Other project task"           normal   unassigned  []             backlog (project other)
 func listFixture(t *testing.T) (*testkit.Kit, *testkit.Clock) {
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	clock := withClock(k, time.Second)
 	create(k, map[string]any{"title": "Wire up task_create handler", "description": "Implement the MCP handler",
 		"priority": "high", "assignee": "agent-bob", "labels": []string{"mcp", "backend"}})

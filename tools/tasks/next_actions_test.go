@@ -152,7 +152,7 @@ func TestNextActionsProject(t *testing.T) {
 	})
 
 	k := testkit.New(t)
-	addProject(k, "other", "OTH")
+	k.AddProject("other", "OTH")
 	col := createIn(k, "todo", nil)
 	oth := k.OK("task_create", map[string]any{"title": "other", "project": "other"})["task_id"].(string)
 	update(k, oth, map[string]any{"status": "todo"})
@@ -207,7 +207,7 @@ func TestNextActionsDependencies(t *testing.T) {
 	k := testkit.New(t)
 	dep := createIn(k, "todo", map[string]any{"title": "foundation"})  // COL-1
 	waiter := createIn(k, "todo", map[string]any{"title": "building"}) // COL-2
-	depend(k, waiter, dep)
+	k.Depend(waiter, dep)
 
 	out := k.OK("task_next_actions", map[string]any{})
 	if got := ids(t, out, "next_actions"); !slices.Equal(got, []string{dep}) {
@@ -249,7 +249,7 @@ func TestNextActionsCancelledDependencyReleases(t *testing.T) {
 	k := testkit.New(t)
 	dep := createIn(k, "todo", nil)
 	waiter := createIn(k, "todo", nil)
-	depend(k, waiter, dep)
+	k.Depend(waiter, dep)
 	update(k, dep, map[string]any{"status": "cancelled"})
 	if got := ids(t, k.OK("task_next_actions", map[string]any{}), "next_actions"); !slices.Equal(got, []string{waiter}) {
 		t.Errorf("next_actions = %v, want %s (a cancelled dependency is finished)", got, waiter)
@@ -261,8 +261,8 @@ func TestNextActionsSeveralDependencies(t *testing.T) {
 	a := createIn(k, "todo", nil)
 	b := create(k, nil) // backlog: unfinished
 	c := createIn(k, "todo", nil)
-	depend(k, c, a)
-	depend(k, c, b)
+	k.Depend(c, a)
+	k.Depend(c, b)
 	out := k.OK("task_next_actions", map[string]any{"include_blocked": true})
 	reason := blockedEntries(t, out)[c]
 	if !strings.Contains(reason, a) || !strings.Contains(reason, b) {
@@ -367,7 +367,7 @@ func TestNextActionsBlockedAndWaiting(t *testing.T) {
 	k := testkit.New(t)
 	dep := create(k, nil)
 	id := createIn(k, "blocked", nil)
-	depend(k, id, dep)
+	k.Depend(id, dep)
 	reason := blockedEntries(t, k.OK("task_next_actions", map[string]any{"include_blocked": true}))[id]
 	if !strings.Contains(reason, "waiting for credentials") || !strings.Contains(reason, dep) {
 		t.Errorf("reason %q: want both the blocked_reason and the dependency %s", reason, dep)
