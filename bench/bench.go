@@ -6,11 +6,14 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +26,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/events"
 	"github.com/baton-dev/baton/mcpserver"
+	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools"
@@ -37,6 +41,9 @@ type Options struct {
 	Stdio    bool          // one `baton mcp` process per agent instead of HTTP sessions
 	Binary   string        // the baton binary for stdio mode (default: this executable)
 	Dir      string        // where the database goes (default: a temporary directory)
+	// Postgres, a postgres:// URL, runs on a fresh schema of that database
+	// (dropped afterwards) instead of a SQLite file.
+	Postgres string
 }
 
 // Project is the project every run works in.
@@ -64,9 +71,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		dir = d
 	}
 	dbPath := filepath.Join(dir, "bench.db")
-	store, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
-	if err != nil {
-		return nil, err
+	var store baton.Store
+	if o.Postgres != "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		schema := "bench_" + hex.EncodeToString(b[:])
+		ps, err := postgres.Open(ctx, o.Postgres, postgres.Options{Schema: schema, MaxConns: 32})
+		if err != nil {
+			return nil, err
+		}
+		defer postgres.DropSchema(context.WithoutCancel(ctx), o.Postgres, schema)
+		u, err := url.Parse(o.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		store, dbPath = ps, u.String()
+	} else {
+		ss, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+		if err != nil {
+			return nil, err
+		}
+		store = ss
 	}
 	defer store.Close()
 	if err := seed(ctx, store, o.Agents); err != nil {
@@ -80,6 +108,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Stdio {
 		bin := o.Binary
 		if bin == "" {
+			var err error
 			if bin, err = os.Executable(); err != nil {
 				return nil, err
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/events"
+	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
@@ -112,13 +113,13 @@ func (a *App) root() *cobra.Command {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.dbPath, "db", a.env("BATON_DB", DefaultDB), "database file (env BATON_DB)")
+	pf.StringVar(&a.dbPath, "db", a.env("BATON_DB", DefaultDB), "database: a SQLite file, or a postgres:// URL (env BATON_DB)")
 	pf.StringVar(&a.agent, "agent", a.env("BATON_AGENT", ""), "who you act as (env BATON_AGENT; default user for the CLI, anonymous for mcp/serve)")
 	pf.StringVar(&a.project, "project", a.env("BATON_PROJECT", ""), "default project slug (env BATON_PROJECT)")
 
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd(),
-		a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd()} {
+		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd()} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
@@ -158,6 +159,14 @@ func (a *App) openStore(ctx context.Context) (baton.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
+	if postgres.IsURL(a.dbPath) {
+		s, err := postgres.Open(ctx, a.dbPath, postgres.Options{Clock: a.Clock})
+		if err != nil {
+			return nil, err
+		}
+		a.store = s
+		return s, nil
+	}
 	s, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Clock: a.Clock})
 	if err != nil {
 		return nil, err
@@ -179,7 +188,7 @@ func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*to
 		return nil, err
 	}
 	return &tool.Env{
-		Store: s, Clock: a.Clock, Registry: reg, DataDir: dirOf(s.Info(ctx).Path),
+		Store: s, Clock: a.Clock, Registry: reg, DataDir: a.dataDir(ctx, s),
 		Server:   tool.ServerInfo{Version: a.Version, Mode: mode, Started: a.started},
 		ClaimTTL: a.claimTTL,
 		Bus:      a.bus,
@@ -189,6 +198,29 @@ func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*to
 
 // dirOf is the directory baton keeps its files in: the database's.
 func dirOf(dbPath string) string { return filepath.Dir(dbPath) }
+
+// dataDir is where baton keeps files beside the database (agent memory):
+// the SQLite file's directory, or, on PostgreSQL, .baton in the working
+// directory (a volume every replica shares, see docs/deployment.md).
+func (a *App) dataDir(ctx context.Context, s baton.Store) string {
+	if info := s.Info(ctx); info.Driver == "sqlite" {
+		return dirOf(info.Path)
+	}
+	abs, err := filepath.Abs(filepath.Dir(DefaultDB))
+	if err != nil {
+		return filepath.Dir(DefaultDB)
+	}
+	return abs
+}
+
+// dbName is the database as messages show it: the file, or the URL
+// without its password.
+func (a *App) dbName(ctx context.Context) string {
+	if a.store != nil {
+		return a.store.Info(ctx).Path
+	}
+	return a.dbPath
+}
 
 func (a *App) principal(source baton.Source, defaultAgent string) baton.Principal {
 	agent := a.agent

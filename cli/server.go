@@ -16,6 +16,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/mcpserver"
 	"github.com/baton-dev/baton/orchestrator"
+	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
 )
@@ -97,7 +98,7 @@ func (a *App) ensureProject(ctx context.Context, s baton.Store) error {
 		return tx.CreateProject(ctx, created)
 	})
 	if created != nil {
-		fmt.Fprintf(a.Stderr, "baton: new database %s: created project %s (prefix %s)\n", a.dbPath, created.Slug, created.Prefix)
+		fmt.Fprintf(a.Stderr, "baton: new database %s: created project %s (prefix %s)\n", a.dbName(ctx), created.Slug, created.Prefix)
 	}
 	return err
 }
@@ -164,6 +165,11 @@ func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, e
 	}
 	if err := a.ensureProject(ctx, env.Store); err != nil {
 		return nil, a.fail(err)
+	}
+	if ps, ok := env.Store.(*postgres.Store); ok {
+		// Other replicas' changes wake this one's subscribers too.
+		env.BusHearsAll = true
+		go ps.Listen(ctx, env.Bus.Publish, env.Log)
 	}
 	f := mcpserver.NewFactory(reg, env, a.Version)
 	f.Log = env.Log
@@ -233,7 +239,7 @@ func (a *App) serveCmd() *cobra.Command {
 			reapCtx, stopReaper := context.WithCancel(ctx)
 			defer stopReaper()
 			go (&orchestrator.Reaper{Store: f.Env.Store, Every: reapEvery, Clock: a.Clock, Log: f.Env.Log}).Run(reapCtx)
-			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbPath)
+			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbName(ctx))
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			select {

@@ -118,7 +118,7 @@ func (a *App) memoryCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
-			dataDir := dirOf(s.Info(c.Context()).Path)
+			dataDir := a.dataDir(c.Context(), s)
 			out, err := memory.Show(dataDir, a.project, profile)
 			if err != nil {
 				return a.fail(err)
@@ -291,5 +291,6 @@ func (a *App) benchCmd() *cobra.Command {
 	f.IntVar(&o.Calls, "calls", 0, "stop after this many calls in all instead")
 	f.BoolVar(&o.Stdio, "stdio", false, "one `baton mcp` process per agent on one database file")
 	f.IntVar(&cold, "cold-start", 0, "time this many `baton mcp` starts instead")
+	f.StringVar(&o.Postgres, "postgres", "", "run on a fresh schema of this PostgreSQL database (postgres:// URL) instead of SQLite")
 	return cmd
 }

@@ -21,10 +21,6 @@ type eventView struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// pollEvery catches events committed by other processes on the same
-// database, which this process's bus never hears of.
-const pollEvery = time.Second
-
 // serveEvents streams a project's events as Server-Sent Events. The id of
 // each is its sequence number, so a client that reconnects with
 // Last-Event-ID (or ?after=N) resumes after it and misses nothing still
@@ -86,7 +82,7 @@ func (f *Factory) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	wake, stop := f.Env.Bus.Subscribe(project)
 	defer stop()
-	poll := time.NewTicker(pollEvery)
+	poll := time.NewTicker(f.Env.PollEvery())
 	defer poll.Stop()
 	keepalive := time.NewTicker(15 * time.Second)
 	defer keepalive.Stop()

@@ -104,7 +104,7 @@ func (f *Factory) Watch(ctx context.Context) {
 		defer stop()
 		wake = ch
 	}
-	poll := time.NewTicker(pollEvery)
+	poll := time.NewTicker(f.Env.PollEvery())
 	defer poll.Stop()
 	for {
 		select {

@@ -132,6 +132,15 @@ var groups = []struct {
 		{"Open", testInfoOpen},
 		{"Closed", testInfoClosed},
 	}},
+	{"Learnings", []testCase{
+		{"RareWord", testLearningsRareWord},
+		{"CommonWord", testLearningsCommonWord},
+		{"Prefix", testLearningsPrefix},
+		{"Stemmed", testLearningsStemmed},
+		{"ColumnPriority", testLearningsColumnPriority},
+		{"MinQuality", testLearningsMinQuality},
+		{"ProjectFilter", testLearningsProjectFilter},
+	}},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit

@@ -94,6 +94,20 @@ type Env struct {
 	ClaimTTL time.Duration
 	// Bus wakes subscribers after a call's events commit; may be nil.
 	Bus *events.Bus
+	// BusHearsAll says the bus also hears every other process writing to
+	// the database (PostgreSQL's LISTEN/NOTIFY), so waiters need not look
+	// at the store every second to catch their writes.
+	BusHearsAll bool
+}
+
+// PollEvery is how often a waiter looks at the store besides the bus's
+// wake-ups: every second when other processes may write unheard (baton
+// mcp processes sharing a SQLite file), else only as a safety net.
+func (e *Env) PollEvery() time.Duration {
+	if e.BusHearsAll {
+		return time.Minute
+	}
+	return time.Second
 }
 
 // Getwd returns the agent's working directory.

@@ -1,16 +1,29 @@
-// Package testkit builds the real parts tests run against: a SQLite store
-// on a temporary file with a project, the full registry and an
-// environment, and helpers to call tools the way clients do.
+// Package testkit builds the real parts tests run against: a store with a
+// project, the full registry and an environment, and helpers to call tools
+// the way clients do.
+//
+// The store is SQLite on a temporary file, or, when BATON_TEST_STORE is
+// "postgres", a schema of its own in the PostgreSQL database that
+// BATON_TEST_POSTGRES_URL names, dropped when the test ends. The postgres
+// package's tests run the tool suites that way.
 package testkit
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools"
@@ -22,14 +35,213 @@ const (
 	Prefix  = "COL"
 )
 
-// Kit is one isolated baton: its own database file, registry and identity.
+// Kit is one isolated baton: its own database, registry and identity.
 type Kit struct {
 	T         testing.TB
-	Store     *sqlite.Store
+	Store     baton.Store
 	Registry  *tool.Registry
 	Env       *tool.Env
 	Principal baton.Principal
-	DBPath    string
+	// DBPath is the SQLite file; "" on PostgreSQL.
+	DBPath string
+	// Backend is "sqlite" or "postgres".
+	Backend string
+}
+
+// Backend is the store backend tests run on: BATON_TEST_STORE, or sqlite.
+func Backend() string {
+	if os.Getenv("BATON_TEST_STORE") == "postgres" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// SQLiteOnly skips a test that inspects SQLite's file itself.
+func SQLiteOnly(t testing.TB) {
+	t.Helper()
+	if Backend() != "sqlite" {
+		t.Skip("inspects the SQLite file; the same behaviour is covered on PostgreSQL through the store")
+	}
+}
+
+// OpenPostgres opens a store on a schema of its own in the test database,
+// emptied and given back to the pool of schemas when t ends. Without
+// BATON_TEST_POSTGRES_URL the test skips.
+func OpenPostgres(t testing.TB, clock baton.Clock) *postgres.Store {
+	t.Helper()
+	dsn := os.Getenv("BATON_TEST_POSTGRES_URL")
+	if dsn == "" {
+		t.Skip("BATON_TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable); .ci/run sets it")
+	}
+	ctx := context.Background()
+	schema := schemas.take(t, dsn)
+	s, err := postgres.Open(ctx, dsn, postgres.Options{Clock: clock, Schema: schema, MaxConns: 8})
+	if err != nil {
+		t.Fatalf("open postgres store: %v", err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		schemas.give(t, dsn, schema)
+	})
+	return s
+}
+
+// schemas reuses migrated schemas across the tests of one process: a
+// migration costs a few hundred milliseconds, emptying the tables a few.
+var schemas schemaPool
+
+type schemaPool struct {
+	mu   sync.Mutex
+	free []string
+	n    int
+	once sync.Once
+}
+
+// take returns an empty schema: a free one, or a new name (Open creates
+// and migrates it). Names carry the process id, so schemas left behind by
+// processes that have ended are dropped on first use.
+func (p *schemaPool) take(t testing.TB, dsn string) string {
+	p.once.Do(func() { dropOrphans(dsn) })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		s := p.free[n-1]
+		p.free = p.free[:n-1]
+		return s
+	}
+	p.n++
+	return fmt.Sprintf("t_%d_%d", os.Getpid(), p.n)
+}
+
+// give empties the schema's tables and puts it back; a schema that cannot
+// be emptied is dropped instead.
+func (p *schemaPool) give(t testing.TB, dsn, schema string) {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", dsn)
+	if err == nil {
+		defer db.Close()
+		err = truncateAll(ctx, db, schema)
+	}
+	if err != nil {
+		if derr := postgres.DropSchema(ctx, dsn, schema); derr != nil {
+			t.Errorf("drop schema %s: %v (emptying it failed: %v)", schema, derr, err)
+		}
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, schema)
+	p.mu.Unlock()
+}
+
+func truncateAll(ctx context.Context, db *sql.DB, schema string) error {
+	rows, err := db.QueryContext(ctx, `SELECT quote_ident(tablename) FROM pg_tables
+		WHERE schemaname = $1 AND tablename <> 'goose_db_version'`, schema)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, quoteIdent(schema)+"."+name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(tables) == 0 {
+		return err
+	}
+	_, err = db.ExecContext(ctx, "TRUNCATE "+strings.Join(tables, ", ")+" RESTART IDENTITY CASCADE")
+	return err
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// dropOrphans drops the test schemas of processes that no longer run.
+func dropOrphans(dsn string) {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT nspname FROM pg_namespace WHERE nspname ~ '^t_[0-9]+_[0-9]+$'`)
+	if err != nil {
+		return
+	}
+	var orphans []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			continue
+		}
+		pid := strings.Split(name, "_")[1]
+		if _, err := os.Stat("/proc/" + pid); os.IsNotExist(err) {
+			orphans = append(orphans, name)
+		}
+	}
+	rows.Close()
+	for _, name := range orphans {
+		_ = postgres.DropSchema(ctx, dsn, name)
+	}
+}
+
+// DB is a second connection pool to the kit's database, for what no tool
+// does or shows; write queries with ? placeholders and run them through
+// Exec, Count or Query, which adapt them to the backend.
+func (k *Kit) DB() *sql.DB {
+	k.T.Helper()
+	if ps, ok := k.Store.(*postgres.Store); ok {
+		return ps.DB()
+	}
+	uri := "file:" + (&url.URL{Path: k.DBPath}).EscapedPath() + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	d, err := sql.Open("sqlite", uri)
+	if err != nil {
+		k.T.Fatalf("open second connection: %v", err)
+	}
+	k.T.Cleanup(func() { d.Close() })
+	return d
+}
+
+// Rebind turns ? placeholders into PostgreSQL's $1, $2... on that backend.
+func (k *Kit) Rebind(query string) string {
+	if k.Backend != "postgres" {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Exec runs one statement on a second connection and reports the rows it
+// changed.
+func (k *Kit) Exec(query string, args ...any) int64 {
+	k.T.Helper()
+	res, err := k.DB().Exec(k.Rebind(query), args...)
+	if err != nil {
+		k.T.Fatalf("%s: %v", query, err)
+	}
+	n, _ := res.RowsAffected()
+	return n
+}
+
+// Count runs a query returning one integer on a second connection.
+func (k *Kit) Count(query string, args ...any) int {
+	k.T.Helper()
+	var n int
+	if err := k.DB().QueryRow(k.Rebind(query), args...).Scan(&n); err != nil {
+		k.T.Fatalf("%s: %v", query, err)
+	}
+	return n
 }
 
 // New opens a fresh store in t's temporary directory with the project
@@ -53,12 +265,19 @@ func open(t testing.TB, clock baton.Clock) *Kit {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "baton.db")
-	s, err := sqlite.Open(ctx, path, sqlite.Options{Clock: clock})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
+	var s baton.Store
+	path, backend := "", Backend()
+	if backend == "postgres" {
+		s = OpenPostgres(t, clock)
+	} else {
+		path = filepath.Join(dir, "baton.db")
+		ss, err := sqlite.Open(ctx, path, sqlite.Options{Clock: clock})
+		if err != nil {
+			t.Fatalf("open store: %v", err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		s = ss
 	}
-	t.Cleanup(func() { s.Close() })
 	if err := s.Update(ctx, func(tx baton.Tx) error {
 		return tx.CreateProject(ctx, &baton.Project{Slug: Project, Prefix: Prefix})
 	}); err != nil {
@@ -66,7 +285,7 @@ func open(t testing.TB, clock baton.Clock) *Kit {
 	}
 	reg := tools.Registry()
 	return &Kit{
-		T: t, Store: s, Registry: reg, DBPath: path,
+		T: t, Store: s, Registry: reg, DBPath: path, Backend: backend,
 		Env: &tool.Env{Store: s, Registry: reg, DataDir: dir, WorkDir: dir,
 			Server: tool.ServerInfo{Version: "test", Mode: "TEST", Started: time.Now()}},
 		Principal: baton.Principal{Agent: "agent-alice", Source: baton.SourceTest},

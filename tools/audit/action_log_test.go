@@ -151,7 +151,16 @@ func TestActionLogSameTransaction(t *testing.T) {
 	k := testkit.New(t)
 	withClock(k, time.Second)
 	task := create(k, nil)
-	tamper(t, k, `CREATE TRIGGER log_down BEFORE INSERT ON actions BEGIN SELECT RAISE(ABORT, 'the log is down'); END`)
+	logDown, logUp := []string{`CREATE TRIGGER log_down BEFORE INSERT ON actions BEGIN SELECT RAISE(ABORT, 'the log is down'); END`},
+		[]string{`DROP TRIGGER log_down`}
+	if k.Backend == "postgres" {
+		logDown = []string{
+			`CREATE FUNCTION log_down() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the log is down'; END $$`,
+			`CREATE TRIGGER log_down BEFORE INSERT ON actions FOR EACH ROW EXECUTE FUNCTION log_down()`,
+		}
+		logUp = []string{`DROP TRIGGER log_down ON actions`}
+	}
+	tamper(t, k, logDown...)
 
 	res := k.Call("task_update", map[string]any{"task_id": task, "status": "todo"})
 	if res.Err == nil {
@@ -171,7 +180,7 @@ func TestActionLogSameTransaction(t *testing.T) {
 	}
 	fail(k, "task_get", map[string]any{"task_id": "COL-2"}, baton.ErrTaskNotFound)
 
-	tamper(t, k, `DROP TRIGGER log_down`)
+	tamper(t, k, logUp...)
 	k.OK("task_update", map[string]any{"task_id": task, "status": "todo"})
 	acts := actions(k)
 	var tools []string

@@ -57,6 +57,7 @@ func benchSeedActions(b *testing.B, path string, n int) {
 // BenchmarkVerifyChain walks and recomputes a 1,000,000-record action
 // chain from the database, as `baton audit verify` does.
 func BenchmarkVerifyChain(b *testing.B) {
+	testkit.SQLiteOnly(b) // seeds the file directly, with the store closed
 	n := benchN(1_000_000)
 	k := testkit.New(b)
 	k.Store.Close()
@@ -85,12 +86,14 @@ func BenchmarkFinalize(b *testing.B) {
 		k := testkit.New(b)
 		k.OK("task_create", `{"title":"audited","project":"colibri"}`)
 		k.OK("audit_session_start", `{"task_id":"COL-1","auditor_id":"bench"}`)
-		db, err := sql.Open("sqlite", k.DBPath)
+		tx, err := k.DB().Begin()
 		if err != nil {
 			b.Fatal(err)
 		}
-		tx, _ := db.Begin()
-		stmt, _ := tx.Prepare(`INSERT INTO session_records (session_id, seq, kind, record_id, task_id, hash, at) VALUES ('A-0001', ?, 'thought', ?, 'COL-1', ?, 0)`)
+		stmt, err := tx.Prepare(k.Rebind(`INSERT INTO session_records (session_id, seq, kind, record_id, task_id, hash, at) VALUES ('A-0001', ?, 'thought', ?, 'COL-1', ?, 0)`))
+		if err != nil {
+			b.Fatal(err)
+		}
 		for i := 100; i < n+100; i++ {
 			if _, err := stmt.Exec(i, fmt.Sprintf("Θ-%d", i), audit.Sum([]byte(strconv.Itoa(i)))); err != nil {
 				b.Fatal(err)
@@ -99,7 +102,6 @@ func BenchmarkFinalize(b *testing.B) {
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}
-		db.Close()
 		b.StartTimer()
 		out := k.OK("merkle_finalize", `{"session_id":"A-0001"}`)
 		if out["leaf_count"].(float64) < n {

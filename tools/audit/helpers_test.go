@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +17,6 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
 	"github.com/baton-dev/baton/internal/testkit"
-	_ "modernc.org/sqlite"
 )
 
 // zeros is the genesis previous_hash, written out rather than taken from
@@ -313,17 +310,14 @@ func members(k *testkit.Kit, id string) []string {
 	return out
 }
 
-// tamper runs SQL on the database file behind the store's back, as an
-// attacker holding the file would.
+// tamper runs SQL on the database behind the store's back, as an
+// attacker holding the database would. Statements take ? placeholders and
+// run on either backend.
 func tamper(t testing.TB, k *testkit.Kit, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+k.DBPath+"?_pragma="+url.QueryEscape("busy_timeout(5000)"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := on(k, t).DB()
 	for _, s := range stmts {
-		res, err := db.Exec(s)
+		res, err := db.Exec(k.Rebind(s))
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}

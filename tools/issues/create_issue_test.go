@@ -91,7 +91,7 @@ func TestCreateIssueFailuresChangeNothing(t *testing.T) {
 			if l := k.OK("list_issues", nil); l["total_count"] != 1.0 {
 				t.Errorf("issues after the failure = %v, want only COL-1", column(t, l, "issues", "id"))
 			}
-			if n := count(k, `SELECT COUNT(*) FROM item_deps`); n != 0 {
+			if n := k.Count(`SELECT COUNT(*) FROM item_deps`); n != 0 {
 				t.Errorf("%d dependencies left behind", n)
 			}
 		})

@@ -2,10 +2,8 @@ package issues_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/internal/testkit"
-	_ "modernc.org/sqlite"
 )
 
 // epoch is the first instant a fakeClock reports.
@@ -244,37 +241,6 @@ func equal(t testing.TB, what string, got, want []string) {
 	if !slices.Equal(got, want) {
 		t.Errorf("%s = %q, want %q", what, got, want)
 	}
-}
-
-// db opens a second connection to the kit's database, for what no tool
-// does (verifying a learning) or shows (test health, coverage).
-func db(k *testkit.Kit) *sql.DB {
-	k.T.Helper()
-	uri := "file:" + (&url.URL{Path: k.DBPath}).EscapedPath() + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
-	d, err := sql.Open("sqlite", uri)
-	if err != nil {
-		k.T.Fatalf("open second connection: %v", err)
-	}
-	k.T.Cleanup(func() { d.Close() })
-	return d
-}
-
-// execSQL runs one statement on a second connection.
-func execSQL(k *testkit.Kit, query string, args ...any) {
-	k.T.Helper()
-	if _, err := db(k).Exec(query, args...); err != nil {
-		k.T.Fatalf("%s: %v", query, err)
-	}
-}
-
-// count runs a COUNT query on a second connection.
-func count(k *testkit.Kit, query string, args ...any) int {
-	k.T.Helper()
-	var n int
-	if err := db(k).QueryRow(query, args...).Scan(&n); err != nil {
-		k.T.Fatalf("%s: %v", query, err)
-	}
-	return n
 }
 
 // run stores an agent run with its events on an issue, as the orchestrator

@@ -185,8 +185,8 @@ func TestRecordTestHealth(t *testing.T) {
 	}
 	w.OK("record_test_health", map[string]any{"test_count": 0})
 
-	rows, err := db(k).Query(`SELECT item_id, agent, test_count, test_files_changed, tests_added, tests_removed,
-		execution_time_ms FROM test_health ORDER BY rid`)
+	rows, err := k.DB().Query(k.Rebind(`SELECT item_id, agent, test_count, test_files_changed, tests_added, tests_removed,
+		execution_time_ms FROM test_health ORDER BY rid`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestRecordTestHealth(t *testing.T) {
 		invalid(w, "record_test_health", tc.args, tc.field)
 	}
 	fail(w, "record_test_health", map[string]any{"issue_id": "COL-99", "test_count": 1}, baton.ErrTaskNotFound)
-	if n := count(k, `SELECT COUNT(*) FROM test_health`); n != 2 {
+	if n := k.Count(`SELECT COUNT(*) FROM test_health`); n != 2 {
 		t.Errorf("test_health rows = %d after refused calls, want 2", n)
 	}
 }
@@ -229,8 +229,8 @@ func TestRecordTestHealth(t *testing.T) {
 // coverage reads the coverage table: "file concept status ticket notes agent".
 func coverage(k *testkit.Kit) []string {
 	k.T.Helper()
-	rows, err := db(k).Query(`SELECT project, file_path, concept, status, ticket_id, notes, agent FROM coverage
-		ORDER BY project, file_path, concept`)
+	rows, err := k.DB().Query(k.Rebind(`SELECT project, file_path, concept, status, ticket_id, notes, agent FROM coverage
+		ORDER BY project, file_path, concept`))
 	if err != nil {
 		k.T.Fatal(err)
 	}

@@ -39,7 +39,7 @@ var boundTools = []struct {
 		func(k *testkit.Kit, id string) int { return len(strs(k.T, getIssue(k, id), "subtasks")) }},
 	{"record_test_health", map[string]any{"test_count": 42}, "issue_id",
 		func(k *testkit.Kit, id string) int {
-			return count(k, `SELECT COUNT(*) FROM test_health WHERE item_id = ?`, id)
+			return k.Count(`SELECT COUNT(*) FROM test_health WHERE item_id = ?`, id)
 		}},
 	{"get_issue", map[string]any{}, "id", func(*testkit.Kit, string) int { return 1 }},
 	{"get_issue_status", map[string]any{}, "id", func(*testkit.Kit, string) int { return 1 }},

@@ -19,12 +19,8 @@ type waitOut struct {
 	WaitedMS int64         `json:"waitedMs" jsonschema:"How long the call waited."`
 }
 
-// pollEvery catches messages written by other processes on the same
-// database; within this process the bus wakes the wait at once.
-const pollEvery = time.Second
-
 // waitFor calls check now and again whenever something changes (the bus)
-// or a second passes (other processes), until check says done, the timeout
+// or Env.PollEvery passes (writers the bus does not hear), until check says done, the timeout
 // passes (false), or the call is cancelled. It holds no transaction while
 // it waits.
 func waitFor(ctx context.Context, c *tool.Call, timeout time.Duration, check func() (bool, error)) (bool, error) {
@@ -36,7 +32,7 @@ func waitFor(ctx context.Context, c *tool.Call, timeout time.Duration, check fun
 		defer stop()
 		wake = ch
 	}
-	poll := time.NewTicker(pollEvery)
+	poll := time.NewTicker(c.Env.PollEvery())
 	defer poll.Stop()
 	for {
 		done, err := check()

@@ -89,12 +89,7 @@ func TestHealth(t *testing.T) {
 	if v, _ := db["user_version"].(float64); v < 1 {
 		t.Errorf("db.user_version = %v, want >= 1", db["user_version"])
 	}
-	if db["path"] != k.DBPath || !filepath.IsAbs(k.DBPath) {
-		t.Errorf("db.path = %v, want the absolute %s", db["path"], k.DBPath)
-	}
-	if db["driver"] != "sqlite" {
-		t.Errorf("db.driver = %v, want sqlite", db["driver"])
-	}
+	checkDB(t, k, db)
 	if n, _ := obj(t, out, "tools")["registered"].(float64); int(n) != k.Registry.Len() || n == 0 {
 		t.Errorf("tools.registered = %v, want %d", obj(t, out, "tools")["registered"], k.Registry.Len())
 	}
@@ -152,6 +147,24 @@ func TestHealthModes(t *testing.T) {
 	}
 }
 
+// checkDB checks the store's description: the absolute file on SQLite,
+// the URL on PostgreSQL (postgres.TestInfoHidesPassword checks redaction).
+func checkDB(t *testing.T, k *testkit.Kit, db map[string]any) {
+	t.Helper()
+	if db["driver"] != k.Backend {
+		t.Errorf("db.driver = %v, want %s", db["driver"], k.Backend)
+	}
+	if k.Backend == "postgres" {
+		if path, _ := db["path"].(string); !strings.HasPrefix(path, "postgres://") {
+			t.Errorf("db.path = %q, want the postgres:// URL", path)
+		}
+		return
+	}
+	if db["path"] != k.DBPath || !filepath.IsAbs(k.DBPath) {
+		t.Errorf("db.path = %v, want the absolute %s", db["path"], k.DBPath)
+	}
+}
+
 func TestHealthAfterStoreCloses(t *testing.T) {
 	k := testkit.New(t)
 	if err := k.Store.Close(); err != nil {
@@ -165,9 +178,7 @@ func TestHealthAfterStoreCloses(t *testing.T) {
 	if db["open"] != false {
 		t.Errorf("db.open = %v, want false", db["open"])
 	}
-	if db["path"] != k.DBPath || db["driver"] != "sqlite" {
-		t.Errorf("db = %v", db)
-	}
+	checkDB(t, k, db)
 	// Ping does not need the store.
 	if ok := k.OK("server_ping", `{}`)["ok"]; ok != true {
 		t.Errorf("ping after close: ok = %v", ok)

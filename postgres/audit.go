@@ -1,0 +1,310 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/audit"
+)
+
+// stampAudit is the time format hashed into audit records; it is stored as
+// text so verification hashes exactly what was hashed.
+func stampAudit(t time.Time) string { return audit.Stamp(t) }
+
+// nextSerial is PREFIX-NNNN for the next row of table. The insert that
+// follows sets rid to the same MAX(rid)+1 (in the same statement), as SQLite's
+// INTEGER PRIMARY KEY does: an identity sequence would leave gaps after
+// rolled-back writes, and the ids would drift from SQLite's.
+func (t *tx) nextSerial(ctx context.Context, table, prefix string) (string, error) {
+	var n int64
+	if err := t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table).Scan(&n); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s%04d", prefix, n), nil
+}
+
+func (t *tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
+	if _, err := t.Item(ctx, r.TaskID); err != nil {
+		return err
+	}
+	if r.RecordedAt.IsZero() {
+		r.RecordedAt = t.now()
+	}
+	r.PreviousHash = audit.Genesis
+	err := t.q.QueryRowContext(ctx, `SELECT position, hash FROM thoughts WHERE task_id = ? ORDER BY position DESC LIMIT 1`, r.TaskID).
+		Scan(&r.Position, &r.PreviousHash)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	r.Position++
+	at := stampAudit(r.RecordedAt)
+	r.RecordedAt, _ = time.Parse(time.RFC3339, at) // the hash covers milliseconds
+	r.Hash = audit.ThoughtOf(r).Hash()
+	if r.ID, err = t.nextSerial(ctx, "thoughts", "Θ-"); err != nil {
+		return err
+	}
+	meta := string(r.Metadata)
+	if meta == "" || meta == "null" {
+		meta = "{}"
+	}
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO thoughts (rid, id, task_id, position, type, content, branch, commit_sha,
+		tests_run, blockers, metadata, recorded_at, recorded_by, previous_hash, hash)
+		VALUES ((SELECT COALESCE(MAX(rid), 0) + 1 FROM thoughts), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.TaskID, r.Position, r.Type, r.Content, r.Branch, r.CommitSHA, jsonList(r.TestsRun), jsonList(r.Blockers),
+		meta, at, r.RecordedBy, r.PreviousHash, r.Hash); err != nil {
+		return err
+	}
+	r.SessionIDs, err = t.joinSessions(ctx, baton.SessionRecord{Kind: "thought", RecordID: r.ID, TaskID: r.TaskID,
+		Hash: r.Hash, At: r.RecordedAt})
+	return err
+}
+
+// joinSessions adds a record to every open session that covers its task:
+// a shallow session covers its task, a deep one also the task's
+// dependents (sub-tasks, at any depth).
+func (t *tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]string, error) {
+	if rec.TaskID == "" {
+		return nil, nil
+	}
+	// Most of the time no session is open at all; the partial index
+	// answers that at once and spares the ancestry walk on every write.
+	var open bool
+	if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL)`).Scan(&open); err != nil || !open {
+		return nil, err
+	}
+	rows, err := t.q.QueryContext(ctx, `WITH RECURSIVE ancestors(id, depth) AS (
+			SELECT CAST(? AS TEXT), 0
+			UNION ALL SELECT i.parent_id, a.depth + 1 FROM items i JOIN ancestors a ON i.id = a.id WHERE i.parent_id IS NOT NULL
+		)
+		SELECT s.id FROM audit_sessions s JOIN ancestors a ON s.task_id = a.id
+		WHERE s.finalized_at IS NULL AND (a.depth = 0 OR s.scope = 'deep') ORDER BY s.rid`, rec.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if !t.opened[id] {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO session_records (session_id, seq, kind, record_id, task_id, hash, at)
+			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_records WHERE session_id = ?), ?, ?, ?, ?, ?)`,
+			id, id, rec.Kind, rec.RecordID, rec.TaskID, rec.Hash, ms(rec.At)); err != nil {
+			return nil, err
+		}
+		if _, err := t.q.ExecContext(ctx, `UPDATE audit_sessions SET last_change = ? WHERE id = ?`, ms(rec.At), id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+func (t *tx) Thoughts(ctx context.Context, f baton.ThoughtFilter) ([]*baton.ThoughtRecord, error) {
+	q := `SELECT th.id, th.task_id, th.position, th.type, th.content, th.branch, th.commit_sha, th.tests_run, th.blockers,
+		th.metadata, th.recorded_at, th.recorded_by, th.previous_hash, th.hash FROM thoughts th`
+	var where []string
+	var args []any
+	if f.SessionID != "" {
+		q += ` JOIN session_records sr ON sr.kind = 'thought' AND sr.record_id = th.id AND sr.session_id = ?`
+		args = append(args, f.SessionID)
+	}
+	if f.TaskID != "" {
+		where, args = append(where, "th.task_id = ?"), append(args, f.TaskID)
+	}
+	if f.Type != "" {
+		where, args = append(where, "th.type = ?"), append(args, f.Type)
+	}
+	if len(where) > 0 {
+		q += " WHERE " + joinAnd(where)
+	}
+	if f.SessionID != "" {
+		q += " ORDER BY sr.seq"
+	} else {
+		q += ` ORDER BY th.task_id COLLATE "C", th.position`
+	}
+	if f.Limit > 0 {
+		q += " LIMIT " + strconv.Itoa(f.Limit)
+	}
+	rows, err := t.q.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*baton.ThoughtRecord{}
+	for rows.Next() {
+		var r baton.ThoughtRecord
+		var tests, blockers, meta, at string
+		if err := rows.Scan(&r.ID, &r.TaskID, &r.Position, &r.Type, &r.Content, &r.Branch, &r.CommitSHA, &tests, &blockers,
+			&meta, &at, &r.RecordedBy, &r.PreviousHash, &r.Hash); err != nil {
+			return nil, err
+		}
+		_ = json.Unmarshal([]byte(tests), &r.TestsRun)
+		_ = json.Unmarshal([]byte(blockers), &r.Blockers)
+		r.Metadata = json.RawMessage(meta)
+		r.RecordedAt, _ = time.Parse(time.RFC3339, at)
+		out = append(out, &r)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
+	if _, err := t.Item(ctx, s.TaskID); err != nil {
+		return err
+	}
+	if s.StartedAt.IsZero() {
+		s.StartedAt = t.now()
+	}
+	s.LastChange = s.StartedAt
+	var err error
+	if s.ID, err = t.nextSerial(ctx, "audit_sessions", "A-"); err != nil {
+		return err
+	}
+	_, err = t.q.ExecContext(ctx, `INSERT INTO audit_sessions (rid, id, task_id, auditor_id, reason, scope, started_by, started_at, last_change)
+		VALUES ((SELECT COALESCE(MAX(rid), 0) + 1 FROM audit_sessions), ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, s.TaskID, s.AuditorID, s.Reason, s.Scope, s.StartedBy, ms(s.StartedAt), ms(s.LastChange))
+	if err == nil {
+		if t.opened == nil {
+			t.opened = map[string]bool{}
+		}
+		t.opened[s.ID] = true
+	}
+	return err
+}
+
+func (t *tx) Session(ctx context.Context, id string) (*baton.AuditSession, error) {
+	var s baton.AuditSession
+	var started, last int64
+	var finalized sql.NullInt64
+	err := t.q.QueryRowContext(ctx, `SELECT id, task_id, auditor_id, reason, scope, started_by, started_at, finalized_at,
+		merkle_root, root_task, tree_depth, leaf_count, last_change FROM audit_sessions WHERE id = ?`, id).
+		Scan(&s.ID, &s.TaskID, &s.AuditorID, &s.Reason, &s.Scope, &s.StartedBy, &started, &finalized, &s.MerkleRoot,
+			&s.RootTask, &s.TreeDepth, &s.LeafCount, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, baton.Errorf(baton.ErrSessionNotFound, "audit session %q does not exist", id).
+			WithDetails("session_id", id).WithHint("start one with audit_session_start; ids look like A-0001")
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.StartedAt, s.LastChange = fromMS(started), fromMS(last)
+	if finalized.Valid {
+		s.FinalizedAt = fromMS(finalized.Int64)
+	}
+	return &s, nil
+}
+
+func (t *tx) Sessions(ctx context.Context) ([]*baton.AuditSession, error) {
+	ids, err := t.strings(ctx, `SELECT id FROM audit_sessions ORDER BY rid`)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*baton.AuditSession, 0, len(ids))
+	for _, id := range ids {
+		s, err := t.Session(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (t *tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionRecord, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT kind, record_id, task_id, hash, at FROM session_records WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []baton.SessionRecord{}
+	for rows.Next() {
+		var r baton.SessionRecord
+		var at int64
+		if err := rows.Scan(&r.Kind, &r.RecordID, &r.TaskID, &r.Hash, &at); err != nil {
+			return nil, err
+		}
+		r.At = fromMS(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
+	res, err := t.q.ExecContext(ctx, `UPDATE audit_sessions SET finalized_at = ?, merkle_root = ?, root_task = ?, tree_depth = ?,
+		leaf_count = ?, last_change = ? WHERE id = ? AND finalized_at IS NULL`,
+		ms(s.FinalizedAt), s.MerkleRoot, s.RootTask, s.TreeDepth, s.LeafCount, ms(s.FinalizedAt), s.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		cur, err := t.Session(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		return baton.Errorf(baton.ErrAlreadyFinalized, "audit session %s was finalized at %s", s.ID, stampAudit(cur.FinalizedAt)).
+			WithDetails("session_id", s.ID, "merkle_root", cur.MerkleRoot, "finalized_at", stampAudit(cur.FinalizedAt)).
+			WithHint("its root is frozen: read it with merkle_root, or start a new session for new records")
+	}
+	return nil
+}
+
+func (t *tx) AppendAction(ctx context.Context, a *baton.Action) error {
+	a.PreviousHash = audit.Genesis
+	err := t.q.QueryRowContext(ctx, `SELECT position, hash FROM actions ORDER BY position DESC LIMIT 1`).Scan(&a.Position, &a.PreviousHash)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	a.Position++
+	if a.At.IsZero() {
+		a.At = t.now()
+	}
+	at := stampAudit(a.At)
+	a.At, _ = time.Parse(time.RFC3339, at) // the hash covers milliseconds
+	a.Hash = audit.ActionOf(a).Hash()
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest,
+		at, previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.Position, a.Agent, a.Source, a.Tool, a.Subject, a.InputDigest, a.ResultDigest, at, a.PreviousHash, a.Hash); err != nil {
+		return err
+	}
+	_, err = t.joinSessions(ctx, baton.SessionRecord{Kind: "action", RecordID: strconv.FormatInt(a.Position, 10),
+		TaskID: a.Subject, Hash: a.Hash, At: a.At})
+	return err
+}
+
+func (t *tx) Actions(ctx context.Context, after int64, limit int) ([]*baton.Action, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT position, agent, source, tool, subject, input_digest, result_digest, at,
+		previous_hash, hash FROM actions WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*baton.Action{}
+	for rows.Next() {
+		var a baton.Action
+		var at string
+		if err := rows.Scan(&a.Position, &a.Agent, &a.Source, &a.Tool, &a.Subject, &a.InputDigest, &a.ResultDigest, &at,
+			&a.PreviousHash, &a.Hash); err != nil {
+			return nil, err
+		}
+		a.At, _ = time.Parse(time.RFC3339, at)
+		out = append(out, &a)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,312 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/baton-dev/baton"
+)
+
+func (t *tx) ClaimOf(ctx context.Context, itemID string) (*baton.Claim, error) {
+	c, _, _, err := t.claimRow(ctx, itemID)
+	return c, err
+}
+
+// claimRow returns the claim with its ttl and the status it found the item in.
+func (t *tx) claimRow(ctx context.Context, itemID string) (*baton.Claim, time.Duration, baton.Status, error) {
+	var c baton.Claim
+	var ttl, claimed, expires int64
+	var prev baton.Status
+	err := t.q.QueryRowContext(ctx, `SELECT item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at FROM claims WHERE item_id = ?`, itemID).
+		Scan(&c.ItemID, &c.Holder, &c.Token, &ttl, &prev, &claimed, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, "", nil
+	}
+	if err != nil {
+		return nil, 0, "", err
+	}
+	c.ClaimedAt, c.ExpiresAt = fromMS(claimed), fromMS(expires)
+	return &c, time.Duration(ttl) * time.Millisecond, prev, nil
+}
+
+func lapsed(c *baton.Claim, now time.Time) *baton.Error {
+	return baton.Errorf(baton.ErrClaimed, "your claim on %s lapsed at %s", c.ItemID, c.ExpiresAt.UTC().Format(time.RFC3339)).
+		WithDetails("item_id", c.ItemID, "holder", c.Holder, "expires_at", c.ExpiresAt.UTC().Format(time.RFC3339), "token", c.Token).
+		WithHint("claim the item again (claim_item) before changing it; someone else may have worked on it meanwhile")
+}
+
+func notClaimed(itemID string) *baton.Error {
+	return baton.Errorf(baton.ErrNotFound, "%s is not claimed", itemID).
+		WithDetails("item_id", itemID).WithHint("claim it first with claim_item or claim_next")
+}
+
+func (t *tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration, now time.Time) (*baton.Claim, error) {
+	it, err := t.Item(ctx, itemID)
+	if err != nil {
+		return nil, err
+	}
+	if it.Status.Terminal() {
+		return nil, baton.Errorf(baton.ErrConflict, "%s is %s: there is no work left to claim", it.ID, it.Status).
+			WithType("terminal").WithDetails("item_id", it.ID, "status", string(it.Status)).
+			WithHint("claim another item (claim_next)")
+	}
+	c, _, prev, err := t.claimRow(ctx, itemID)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		switch {
+		case c.Active(now) && c.Holder != holder:
+			return nil, baton.Claimed(c, holder)
+		case c.Active(now):
+			// Claiming again renews, with the lease asked for now.
+			if _, err := t.q.ExecContext(ctx, `UPDATE claims SET ttl_ms = ? WHERE item_id = ?`, ttl.Milliseconds(), itemID); err != nil {
+				return nil, err
+			}
+			return t.extend(ctx, c, ttl, now)
+		default:
+			if err := t.endClaim(ctx, c, prev, now); err != nil {
+				return nil, err
+			}
+			if it, err = t.Item(ctx, itemID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var token int64
+	if err := t.q.QueryRowContext(ctx, `INSERT INTO claim_tokens (item_id, last) VALUES (?, 1)
+		ON CONFLICT (item_id) DO UPDATE SET last = claim_tokens.last + 1 RETURNING last`, itemID).Scan(&token); err != nil {
+		return nil, err
+	}
+	nc := &baton.Claim{ItemID: itemID, Holder: holder, Token: token, ClaimedAt: now, ExpiresAt: now.Add(ttl)}
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO claims (item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, itemID, holder, token, ttl.Milliseconds(), it.Status, ms(now), ms(nc.ExpiresAt)); err != nil {
+		return nil, err
+	}
+	if it.Status == baton.StatusTodo {
+		// Claiming work is starting it.
+		if _, err := t.q.ExecContext(ctx, `UPDATE items SET status = ?, assignee = ?, updated_by = ?, updated_at = ? WHERE id = ?`,
+			baton.StatusInProgress, holder, holder, ms(now), itemID); err != nil {
+			return nil, err
+		}
+	}
+	return nc, nil
+}
+
+func (t *tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now time.Time) (*baton.Claim, error) {
+	c.ExpiresAt = now.Add(ttl)
+	_, err := t.q.ExecContext(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ?`, ms(c.ExpiresAt), c.ItemID)
+	return c, err
+}
+
+// endClaim removes a claim; an item the claim moved from todo to
+// in_progress goes back to the queue.
+func (t *tx) endClaim(ctx context.Context, c *baton.Claim, prev baton.Status, now time.Time) error {
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
+		return err
+	}
+	if prev != baton.StatusTodo {
+		return nil
+	}
+	_, err := t.q.ExecContext(ctx, `UPDATE items SET status = 'todo',
+		assignee = CASE WHEN assignee = ? THEN '' ELSE assignee END, updated_at = ?
+		WHERE id = ? AND status = 'in_progress'`, c.Holder, ms(now), c.ItemID)
+	return err
+}
+
+func (t *tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Time) (*baton.Claim, error) {
+	if _, err := t.Item(ctx, itemID); err != nil {
+		return nil, err
+	}
+	c, ttl, _, err := t.claimRow(ctx, itemID)
+	switch {
+	case err != nil:
+		return nil, err
+	case c == nil:
+		return nil, notClaimed(itemID)
+	case c.Holder != holder && c.Active(now):
+		return nil, baton.Claimed(c, holder)
+	case c.Holder != holder:
+		return nil, notClaimed(itemID)
+	case !c.Active(now):
+		return nil, lapsed(c, now)
+	}
+	return t.extend(ctx, c, ttl, now)
+}
+
+func (t *tx) ReleaseClaim(ctx context.Context, itemID, holder string, now time.Time) error {
+	if _, err := t.Item(ctx, itemID); err != nil {
+		return err
+	}
+	c, _, prev, err := t.claimRow(ctx, itemID)
+	switch {
+	case err != nil:
+		return err
+	case c == nil:
+		return notClaimed(itemID)
+	case c.Holder != holder && c.Active(now):
+		return baton.Claimed(c, holder)
+	case c.Holder != holder:
+		if err := t.endClaim(ctx, c, prev, now); err != nil {
+			return err
+		}
+		return notClaimed(itemID)
+	}
+	return t.endClaim(ctx, c, prev, now)
+}
+
+func (t *tx) ReapClaims(ctx context.Context, now time.Time) (int, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT item_id FROM claims WHERE expires_at <= ?`, ms(now))
+	if err != nil {
+		return 0, err
+	}
+	ids := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		c, _, prev, err := t.claimRow(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		if err := t.endClaim(ctx, c, prev, now); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
+}
+
+func (t *tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilter, ttl time.Duration, now time.Time) (*baton.Claim, *baton.Item, error) {
+	if _, err := t.ReapClaims(ctx, now); err != nil {
+		return nil, nil, err
+	}
+	where, args := []string{readyCondition}, []any{}
+	if f.Project != "" {
+		where, args = append(where, "i.project = ?"), append(args, f.Project)
+	}
+	if f.Label != "" {
+		where, args = append(where, "i.id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
+	}
+	if f.Kind != "" {
+		where, args = append(where, "i.kind = ?"), append(args, f.Kind)
+	}
+	// The caller's own assignments first, then unassigned work; items
+	// assigned to someone else are theirs to take.
+	var id string
+	err := t.q.QueryRowContext(ctx, `SELECT i.id FROM items i WHERE `+joinAnd(where)+`
+		AND (i.assignee = '' OR i.assignee = ?)
+		ORDER BY (i.assignee = ?) DESC, i.priority ASC, i.created_at ASC, i.rid ASC LIMIT 1`,
+		append(args, holder, holder)...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := t.Claim(ctx, id, holder, ttl, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	it, err := t.Item(ctx, id)
+	return c, it, err
+}
+
+// readyCondition is DESIGN.md's ready work: todo, unblocked (no unfinished
+// dependency or subtask) and unclaimed. It reads items as i.
+const readyCondition = `i.status = 'todo'
+	AND NOT EXISTS (SELECT 1 FROM item_deps d JOIN items x ON x.id = d.depends_on
+		WHERE d.item_id = i.id AND x.status NOT IN ('done', 'cancelled'))
+	AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = i.id AND c.status NOT IN ('done', 'cancelled'))
+	AND NOT EXISTS (SELECT 1 FROM claims k WHERE k.item_id = i.id)`
+
+// lapse shows items as a lapsed claim leaves them: one the claim moved from
+// todo to in_progress is back in todo, no longer assigned to the holder.
+// Reads see this before the reaper writes it, so a caller that reads,
+// changes and writes an item does not write the lapsed state back.
+func (t *tx) lapse(ctx context.Context, items []*baton.Item) error {
+	var ids []any
+	byID := map[string]*baton.Item{}
+	for _, it := range items {
+		if it.Status == baton.StatusInProgress {
+			ids, byID[it.ID] = append(ids, it.ID), it
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT item_id, holder FROM claims WHERE prev_status = 'todo' AND expires_at <= ?
+		AND item_id IN (`+placeholders(len(ids))+`)`, append([]any{ms(t.now())}, ids...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, holder string
+		if err := rows.Scan(&id, &holder); err != nil {
+			return err
+		}
+		it := byID[id]
+		it.Status = baton.StatusTodo
+		if it.Assignee == holder {
+			it.Assignee = ""
+		}
+	}
+	return rows.Err()
+}
+
+// activity checks an item exists and renews agent's active claim on it:
+// recording findings, comments, learnings, runs and test health is work on
+// the item as much as changing it is.
+func (t *tx) activity(ctx context.Context, itemID, agent string, at time.Time) error {
+	if _, err := t.Item(ctx, itemID); err != nil {
+		return err
+	}
+	if at.IsZero() {
+		at = t.now()
+	}
+	c, ttl, _, err := t.claimRow(ctx, itemID)
+	if err != nil || c == nil || c.Holder != agent || !c.Active(at) {
+		return err
+	}
+	_, err = t.extend(ctx, c, ttl, at)
+	return err
+}
+
+// checkClaim enforces claims on an item update by it.UpdatedBy at
+// it.UpdatedAt: another agent's active claim refuses it, the holder's own
+// lapsed claim refuses it, the holder's active claim is renewed by it, and
+// a finished item is released.
+func (t *tx) checkClaim(ctx context.Context, it *baton.Item) error {
+	c, ttl, _, err := t.claimRow(ctx, it.ID)
+	if err != nil || c == nil {
+		return err
+	}
+	now := it.UpdatedAt
+	switch {
+	case c.Holder != it.UpdatedBy && c.Active(now):
+		return baton.Claimed(c, it.UpdatedBy)
+	case c.Holder == it.UpdatedBy && !c.Active(now):
+		return lapsed(c, now)
+	case c.Holder != it.UpdatedBy:
+		// Someone else's lapsed claim: reap it; this update then decides
+		// the item's status.
+		_, err := t.q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
+		return err
+	case it.Status.Terminal():
+		_, err := t.q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
+		return err
+	}
+	_, err = t.extend(ctx, c, ttl, now)
+	return err
+}

@@ -1,0 +1,567 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/baton-dev/baton"
+)
+
+func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = t.now().UTC()
+	}
+	err := t.attempt(ctx, func() error {
+		_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, created_at) VALUES (?, ?, ?, ?, ?)`,
+			p.Slug, p.Prefix, p.Name, p.Root, ms(p.CreatedAt))
+		return err
+	})
+	if isUnique(err) {
+		return baton.Errorf(baton.ErrConflict, "a project with slug %q or prefix %q already exists", p.Slug, p.Prefix).
+			WithType("duplicate").WithDetails("project", p.Slug, "prefix", p.Prefix).
+			WithHint("choose another slug and prefix, or use the existing project")
+	}
+	return err
+}
+
+func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
+	var p baton.Project
+	var created int64
+	err := t.q.QueryRowContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects WHERE slug = ?`, slug).
+		Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, baton.ProjectNotFound(slug)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.CreatedAt = fromMS(created)
+	return &p, nil
+}
+
+func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects ORDER BY slug COLLATE "C"`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*baton.Project
+	for rows.Next() {
+		var p baton.Project
+		var created int64
+		if err := rows.Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created); err != nil {
+			return nil, err
+		}
+		p.CreatedAt = fromMS(created)
+		out = append(out, &p)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
+	var err error
+	if it.ID != "" {
+		it.Sequence, _, err = t.takeSequence(ctx, it.Project)
+	} else {
+		it.Sequence, it.ID, err = t.nextID(ctx, it.Project)
+	}
+	if err != nil {
+		return err
+	}
+	if it.CreatedAt.IsZero() {
+		it.CreatedAt = t.now().UTC()
+	}
+	if it.UpdatedAt.IsZero() {
+		it.UpdatedAt = it.CreatedAt
+	}
+	if it.UpdatedBy == "" {
+		it.UpdatedBy = it.CreatedBy
+	}
+	if it.Kind == "" {
+		it.Kind = baton.KindTask
+	}
+	if err := t.checkParent(ctx, it); err != nil {
+		return err
+	}
+	err = t.attempt(ctx, func() error {
+		_, err := t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
+		assignee, parent_id, progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by,
+		created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
+			it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus,
+			it.CreatedBy, it.UpdatedBy, ms(it.CreatedAt), ms(it.UpdatedAt))
+		return err
+	})
+	if isUnique(err) {
+		return baton.Errorf(baton.ErrConflict, "an item with id %q already exists", it.ID).
+			WithType("duplicate").WithDetails("id", it.ID).WithHint("choose another id, or omit it to get the next one")
+	}
+	if err != nil {
+		return err
+	}
+	return t.setLabels(ctx, it.ID, it.Labels)
+}
+
+// takeSequence consumes the project's next sequence number.
+func (t *tx) takeSequence(ctx context.Context, project string) (int64, string, error) {
+	var seq int64
+	var prefix string
+	err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
+		Scan(&seq, &prefix)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", baton.ProjectNotFound(project)
+	}
+	return seq, prefix, err
+}
+
+// nextID allocates PREFIX-SEQUENCE, skipping numbers a custom id holds.
+func (t *tx) nextID(ctx context.Context, project string) (int64, string, error) {
+	for {
+		seq, prefix, err := t.takeSequence(ctx, project)
+		if err != nil {
+			return 0, "", err
+		}
+		id := fmt.Sprintf("%s-%d", prefix, seq)
+		var taken bool
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
+			return 0, "", err
+		}
+		if !taken {
+			return seq, id, nil
+		}
+	}
+}
+
+// checkParent requires an item's parent to exist, in the same project.
+func (t *tx) checkParent(ctx context.Context, it *baton.Item) error {
+	if it.ParentID == "" {
+		return nil
+	}
+	parent, err := t.Item(ctx, it.ParentID)
+	if err != nil {
+		return err
+	}
+	if parent.ID == it.ID {
+		return baton.Errorf(baton.ErrInvalidInput, "%s cannot be its own parent", it.ID).
+			WithDetails("field", "parent_id", "constraint", "not_self").WithHint("choose another parent, or none")
+	}
+	if parent.Project != it.Project {
+		return baton.Errorf(baton.ErrInvalidInput, "parent %s belongs to project %s, not %s", parent.ID, parent.Project, it.Project).
+			WithDetails("field", "parent_id", "constraint", "same_project", "parent_project", parent.Project).
+			WithHint("create the sub-task in project %s, or choose a parent in %s", parent.Project, it.Project)
+	}
+	return nil
+}
+
+func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
+		return err
+	}
+	pos := 0
+	for _, l := range labels {
+		res, err := t.q.ExecContext(ctx, `INSERT INTO item_labels (item_id, label, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, l, pos)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			pos++
+		}
+	}
+	return nil
+}
+
+const itemColumns = `id, project, sequence, title, description, kind, status, priority, assignee,
+	COALESCE(parent_id, ''), progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by, created_at, updated_at`
+
+// scanItem reads itemColumns, then any extra columns into extra.
+func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, error) {
+	var it baton.Item
+	var est sql.NullFloat64
+	var created, updated int64
+	dest := append([]any{&it.ID, &it.Project, &it.Sequence, &it.Title, &it.Description, &it.Kind, &it.Status,
+		&it.Priority, &it.Assignee, &it.ParentID, &it.Progress, &est, &it.BlockedReason, &it.CloseReason, &it.ResumeStatus, &it.CreatedBy,
+		&it.UpdatedBy, &created, &updated}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return nil, err
+	}
+	if est.Valid {
+		it.EstimateHours = &est.Float64
+	}
+	it.CreatedAt, it.UpdatedAt = fromMS(created), fromMS(updated)
+	it.Labels = []string{}
+	return &it, nil
+}
+
+func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
+	it, err := scanItem(t.q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, baton.TaskNotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := t.lapse(ctx, []*baton.Item{it}); err != nil {
+		return nil, err
+	}
+	return it, t.loadLabels(ctx, []*baton.Item{it})
+}
+
+func (t *tx) loadLabels(ctx context.Context, items []*baton.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	byID := make(map[string]*baton.Item, len(items))
+	args := make([]any, len(items))
+	for i, it := range items {
+		byID[it.ID] = it
+		args[i] = it.ID
+	}
+	rows, err := t.q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
+		placeholders(len(items))+`) ORDER BY item_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, l string
+		if err := rows.Scan(&id, &l); err != nil {
+			return err
+		}
+		byID[id].Labels = append(byID[id].Labels, l)
+	}
+	return rows.Err()
+}
+
+// UpdateItem also enforces claims (see checkClaim). A resume status means
+// something only while the item is blocked by its sub-tasks: any other
+// status drops it, so a later block by a person is not lifted when old
+// sub-tasks finish.
+func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
+	if it.Status != baton.StatusBlocked {
+		it.ResumeStatus = ""
+	}
+	if err := t.checkParent(ctx, it); err != nil {
+		return err
+	}
+	if err := t.checkClaim(ctx, it); err != nil {
+		return err
+	}
+	res, err := t.q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
+		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
+		updated_by = ?, updated_at = ? WHERE id = ?`,
+		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, nullString(it.ParentID), it.Progress,
+		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, ms(it.UpdatedAt), it.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return baton.TaskNotFound(it.ID)
+	}
+	if err := t.setLabels(ctx, it.ID, it.Labels); err != nil {
+		return err
+	}
+	if it.Status.Terminal() && it.ParentID != "" {
+		return t.resumeParent(ctx, it.ParentID, it.UpdatedAt)
+	}
+	return nil
+}
+
+// resumeParent returns a parent its subtasks blocked to the status it had,
+// once none of them is left unfinished; whichever vocabulary finished the
+// last one, the parent follows.
+func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) error {
+	_, err := t.q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
+		updated_at = ? WHERE id = ? AND status = 'blocked' AND resume_status != ''
+		AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))`,
+		ms(now), parentID)
+	return err
+}
+
+// wordMatch is the condition for one search word: a prefix of a written
+// word (items.words) or of a stemmed one (items.fts), in title or
+// description. Both take the same tsquery text (see itemQuery).
+const wordMatch = `(words @@ to_tsquery('baton_simple', ?) OR fts @@ to_tsquery('baton_english', ?))`
+
+// itemQuery is the tsquery text for one search word, as SQLite's FTS5
+// reads the query "word"*: the word's tokens (runs of letters and digits,
+// the same cut the indexed text gets) form a phrase whose last token is a
+// prefix. A word of underscores alone has no token and matches nothing.
+func itemQuery(word string) (string, bool) {
+	tokens := strings.FieldsFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(tokens) == 0 {
+		return "", false
+	}
+	return strings.Join(tokens, " <-> ") + ":*", true
+}
+
+func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage, error) {
+	var where []string
+	var args []any
+	if f.Project != "" {
+		where, args = append(where, "project = ?"), append(args, f.Project)
+	}
+	if len(f.Statuses) > 0 {
+		where = append(where, "status IN ("+placeholders(len(f.Statuses))+")")
+		for _, s := range f.Statuses {
+			args = append(args, s)
+		}
+	}
+	if len(f.Priorities) > 0 {
+		where = append(where, "priority IN ("+placeholders(len(f.Priorities))+")")
+		for _, p := range f.Priorities {
+			args = append(args, p)
+		}
+	}
+	if f.Assignee != nil {
+		where, args = append(where, "assignee = ?"), append(args, *f.Assignee)
+	}
+	if f.Label != "" {
+		where, args = append(where, "id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
+	}
+	if f.CreatedAfter != nil {
+		where, args = append(where, "created_at > ?"), append(args, ms(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		where, args = append(where, "created_at < ?"), append(args, ms(*f.CreatedBefore))
+	}
+	words := searchWords(f.Search)
+	for _, w := range words {
+		q, ok := itemQuery(w)
+		if !ok {
+			// FTS5 matches nothing for a phrase without tokens.
+			where = append(where, "FALSE")
+			continue
+		}
+		where, args = append(where, wordMatch), append(args, q, q)
+	}
+	if len(words) == 0 && strings.TrimSpace(f.Search) != "" {
+		// Only punctuation: nothing can match a word.
+		return baton.ItemPage{Items: []*baton.Item{}}, nil
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var page baton.ItemPage
+	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
+		return page, err
+	}
+	order := orderBy(f.Sort, f.Descending)
+	// LIMIT NULL is no limit; PostgreSQL refuses negative values, which
+	// SQLite reads as none (limit) and zero (offset).
+	var limit any
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	offset := max(f.Offset, 0)
+	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		append(args, limit, offset)...)
+	if err != nil {
+		return page, err
+	}
+	defer rows.Close()
+	page.Items = []*baton.Item{}
+	for rows.Next() {
+		it, err := scanItem(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Items = append(page.Items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return page, err
+	}
+	if err := t.lapse(ctx, page.Items); err != nil {
+		return page, err
+	}
+	return page, t.loadLabels(ctx, page.Items)
+}
+
+// orderBy sorts by the key, then by creation order so pages are stable.
+// Priority sorts by urgency: descending puts critical (0) first.
+func orderBy(key baton.ItemSort, desc bool) string {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	switch key {
+	case baton.SortCreated:
+		return "created_at " + dir + ", rid " + dir
+	case baton.SortPriority:
+		urgency := "DESC"
+		if desc {
+			urgency = "ASC"
+		}
+		return "priority " + urgency + ", rid " + dir
+	case baton.SortProgress:
+		return "progress " + dir + ", rid " + dir
+	default:
+		return "updated_at " + dir + ", rid " + dir
+	}
+}
+
+func (t *tx) Children(ctx context.Context, id string) ([]string, error) {
+	return t.strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
+}
+
+func (t *tx) Dependencies(ctx context.Context, id string) ([]string, error) {
+	return t.strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on COLLATE "C"`, id)
+}
+
+func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
+	for _, x := range []string{id, dependsOn} {
+		if _, err := t.Item(ctx, x); err != nil {
+			return err
+		}
+	}
+	if path, err := t.pathBetween(ctx, dependsOn, id); err != nil {
+		return err
+	} else if path != nil {
+		cycle := append([]string{id}, path...)
+		return baton.Errorf(baton.ErrCircularDependency, "%s cannot depend on %s: that closes the cycle %s",
+			id, dependsOn, strings.Join(cycle, " -> ")).
+			WithDetails("task_id", id, "depends_on", dependsOn, "cycle", cycle).
+			WithHint("remove one dependency of the cycle first, or depend on another item")
+	}
+	_, err := t.q.ExecContext(ctx, `INSERT INTO item_deps (item_id, depends_on) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, dependsOn)
+	return err
+}
+
+func (t *tx) RemoveDependency(ctx context.Context, id, dependsOn string) error {
+	res, err := t.q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return baton.Errorf(baton.ErrNotFound, "%s does not depend on %s", id, dependsOn).
+			WithDetails("task_id", id, "depends_on", dependsOn).
+			WithHint("get_issue lists what an issue depends on")
+	}
+	return nil
+}
+
+// pathBetween returns a dependency path from -> ... -> to, or nil.
+func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error) {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == to {
+			var path []string
+			for n := to; n != ""; n = prev[n] {
+				path = append(path, n)
+			}
+			slices.Reverse(path)
+			return path, nil
+		}
+		next, err := t.Dependencies(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range next {
+			if _, seen := prev[n]; !seen {
+				prev[n] = cur
+				queue = append(queue, n)
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
+	const sep = "\x1f"
+	now := ms(t.now())
+	// An item a lapsed claim moved to in_progress is back in the queue
+	// already, even before the reaper has written it back to todo.
+	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+`,
+		(SELECT string_agg(d.depends_on, chr(31)) FROM item_deps d JOIN items x ON x.id = d.depends_on
+			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
+		(SELECT string_agg(c.id, chr(31)) FROM items c
+			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled')),
+		k.holder, k.token, k.claimed_at, k.expires_at, k.prev_status
+		FROM items LEFT JOIN claims k ON k.item_id = items.id
+		WHERE project = ? AND (status IN ('todo', 'blocked')
+			OR (status = 'in_progress' AND k.prev_status = 'todo' AND k.expires_at <= ?))
+		ORDER BY priority ASC, created_at ASC, rid ASC`, project, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []baton.Readiness
+	var items []*baton.Item
+	for rows.Next() {
+		var deps, kids, holder, prev sql.NullString
+		var token, claimed, expires sql.NullInt64
+		it, err := scanItem(rows, &deps, &kids, &holder, &token, &claimed, &expires, &prev)
+		if err != nil {
+			return nil, err
+		}
+		r := baton.Readiness{Item: it, WaitingOn: split(deps.String, sep), OpenSubtasks: split(kids.String, sep)}
+		r.DependenciesUnmet = len(r.WaitingOn)
+		switch {
+		case holder.Valid && expires.Int64 > now:
+			r.Claim = &baton.Claim{ItemID: it.ID, Holder: holder.String, Token: token.Int64,
+				ClaimedAt: fromMS(claimed.Int64), ExpiresAt: fromMS(expires.Int64)}
+		case holder.Valid && it.Status == baton.StatusInProgress:
+			it.Status = baton.StatusTodo
+			if it.Assignee == holder.String {
+				it.Assignee = ""
+			}
+		}
+		out = append(out, r)
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, t.loadLabels(ctx, items)
+}
+
+// MoveItem re-numbers an item, and its subtasks with it, into another
+// project; labels, dependencies, findings and the rest follow the new id
+// through ON UPDATE CASCADE.
+func (t *tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, error) {
+	it, err := t.Item(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.Project(ctx, toProject); err != nil {
+		return nil, err
+	}
+	if it.Project == toProject {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%s is already in project %s", id, toProject).
+			WithDetails("field", "target_project_id", "constraint", "different_project").
+			WithHint("name another project")
+	}
+	kids, err := t.Children(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	seq, newID, err := t.nextID(ctx, toProject)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
+		return nil, err
+	}
+	if _, err := t.q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		if _, err := t.MoveItem(ctx, k, toProject); err != nil {
+			return nil, err
+		}
+	}
+	return t.Item(ctx, newID)
+}

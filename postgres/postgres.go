@@ -1,0 +1,363 @@
+// Package postgres is baton's store for deployments past one machine:
+// several baton replicas on one PostgreSQL database, through pgx.
+//
+// Write transactions take one transaction-level advisory lock first, so
+// writers run one at a time as they do on SQLite's single writer: every
+// read-then-write in the store (sequence numbers, claims, hash chains)
+// stays correct across replicas without retry loops. Reads run beside
+// them on REPEATABLE READ snapshots.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrateLockID is the session advisory lock every baton migration takes,
+// whatever its schema: the baseline installs a database-wide extension, so
+// migrations of different schemas must not run at once either.
+const migrateLockID = 0x6261746f6e // "baton"
+
+// Store implements baton.Store over one PostgreSQL database (and schema).
+type Store struct {
+	db      *sql.DB
+	cfg     *pgx.ConnConfig
+	schema  string
+	writeID int64  // the advisory lock that serialises writers
+	channel string // the NOTIFY channel of this schema's events
+	clock   baton.Clock
+	version int64
+	closed  atomic.Bool
+}
+
+var _ baton.Store = (*Store)(nil)
+
+// Options tune Open.
+type Options struct {
+	Clock baton.Clock // defaults to time.Now
+	// Schema, when set, is created if missing and used as the search_path,
+	// so several bators (or test runs) can share one database.
+	Schema   string
+	MaxConns int // connection pool size; defaults to 16
+}
+
+// IsURL reports whether dsn names a PostgreSQL database rather than a file.
+func IsURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open connects to the database at dsn (a postgres:// URL) and migrates it
+// to the latest schema.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	cfg, schema, err := configure(ctx, dsn, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	h := fnv.New64a()
+	h.Write([]byte("baton-writer:" + s.schema))
+	s.writeID = int64(h.Sum64() >> 1)
+	s.channel = "baton_events"
+	if s.schema != "" {
+		s.channel += "." + s.schema
+	}
+	if len(s.channel) > 63 { // PostgreSQL's identifier limit
+		s.channel = fmt.Sprintf("baton_events.%x", h.Sum64())
+	}
+	s.db = stdlib.OpenDB(*cfg)
+	n := opts.MaxConns
+	if n <= 0 {
+		n = 16
+	}
+	s.db.SetMaxOpenConns(n)
+	s.db.SetMaxIdleConns(n)
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, baton.Errorf(baton.ErrInitFailed, "cannot reach PostgreSQL at %s: %v", s.redacted(), redactErr(err)).
+			WithHint("check that the server runs and the URL (user, host, port, database) is right")
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// configure parses dsn and settles the schema: Options.Schema, or a single
+// schema named by the URL's search_path, is created if missing and becomes
+// the search_path.
+func configure(ctx context.Context, dsn string, opts Options) (*pgx.ConnConfig, string, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, "", baton.Errorf(baton.ErrConfigInvalid, "the database URL is not valid: %v", redactErr(err)).
+			WithHint("use postgres://user@host:5432/dbname?sslmode=disable")
+	}
+	schema := opts.Schema
+	if sp := cfg.RuntimeParams["search_path"]; schema == "" && sp != "" && !strings.ContainsAny(sp, ", \"") {
+		schema = sp
+	}
+	if schema != "" {
+		if err := createSchema(ctx, cfg, schema); err != nil {
+			return nil, "", err
+		}
+		cfg.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	}
+	return cfg, schema, nil
+}
+
+func createSchema(ctx context.Context, cfg *pgx.ConnConfig, schema string) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
+	if err != nil {
+		return baton.Errorf(baton.ErrInitFailed, "cannot reach PostgreSQL: %v", redactErr(err)).
+			WithHint("check that the server runs and the URL (user, host, port, database) is right")
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil && !isUnique(err) {
+		return baton.Errorf(baton.ErrInitFailed, "cannot create schema %q: %v", schema, err)
+	}
+	return nil
+}
+
+// DropSchema removes a schema and everything in it (for tests and
+// throw-away deployments).
+func DropSchema(ctx context.Context, dsn, schema string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	return err
+}
+
+// Migrate brings the database at dsn to the newest schema and reports the
+// version before and after: `baton migrate`. Open does the same, so this is
+// for running migrations ahead of a rollout.
+func Migrate(ctx context.Context, dsn string, opts Options) (from, to int64, err error) {
+	cfg, _, err := configure(ctx, dsn, opts)
+	if err != nil {
+		return 0, 0, err
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	return up(ctx, db)
+}
+
+// up applies the embedded migrations while holding a session advisory
+// lock, so replicas starting together migrate once: the others wait, then
+// find nothing to do. (goose's own locker polls once a second at best.)
+func up(ctx context.Context, db *sql.DB) (from, to int64, err error) {
+	p, err := provider(db)
+	if err != nil {
+		return 0, 0, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, 0, baton.Errorf(baton.ErrInitFailed, "cannot reach PostgreSQL: %v", redactErr(err))
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrateLockID); err != nil {
+		return 0, 0, baton.Errorf(baton.ErrInitFailed, "cannot lock the database for migration: %v", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLockID)
+	if from, err = p.GetDBVersion(ctx); err != nil {
+		from = 0
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return from, 0, baton.Errorf(baton.ErrInitFailed, "migrating: %v", err).
+			WithHint("the database may belong to a newer baton; point --db at another database or schema")
+	}
+	to, err = p.GetDBVersion(ctx)
+	return from, to, err
+}
+
+func provider(db *sql.DB) (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInitFailed, "migrations: %v", err)
+	}
+	return p, nil
+}
+
+func (s *Store) migrate(ctx context.Context) (err error) {
+	_, s.version, err = up(ctx, s.db)
+	return err
+}
+
+// Update runs fn in one write transaction, after every other writer of the
+// schema (on any replica) has finished.
+func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
+	if s.closed.Load() {
+		return errClosed()
+	}
+	t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
+		return err
+	}
+	if err := fn(&tx{q: rebound{t}, now: s.clock, channel: s.channel}); err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+// View runs fn in one read-only transaction over a consistent snapshot.
+func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
+	if s.closed.Load() {
+		return errClosed()
+	}
+	t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(&tx{q: rebound{t}, now: s.clock, channel: s.channel}); err != nil {
+		return err
+	}
+	return t.Rollback()
+}
+
+func errClosed() error {
+	return baton.Errorf(baton.ErrInternal, "the store is closed").WithHint("the server is shutting down; retry against a running server")
+}
+
+// Info reports the redacted URL, whether the database answers and the
+// schema version.
+func (s *Store) Info(ctx context.Context) baton.StoreInfo {
+	info := baton.StoreInfo{Driver: "postgres", Path: s.redacted(), SchemaVersion: s.version}
+	if !s.closed.Load() {
+		var v int64
+		if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied`).Scan(&v); err == nil {
+			info.Open, info.SchemaVersion = true, v
+		}
+	}
+	return info
+}
+
+// redacted is the database's address without its password.
+func (s *Store) redacted() string {
+	u := url.URL{Scheme: "postgres", Host: fmt.Sprintf("%s:%d", s.cfg.Host, s.cfg.Port), Path: "/" + s.cfg.Database}
+	if s.cfg.User != "" {
+		u.User = url.User(s.cfg.User)
+	}
+	if s.schema != "" {
+		u.RawQuery = url.Values{"search_path": {s.schema}}.Encode()
+	}
+	return u.String()
+}
+
+// redactErr keeps a password out of an error that quotes the URL.
+func redactErr(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "://"); i >= 0 {
+		if at := strings.Index(msg[i:], "@"); at > 0 {
+			if colon := strings.Index(msg[i+3:i+at], ":"); colon >= 0 {
+				msg = msg[:i+3+colon] + ":xxxxx" + msg[i+at:]
+			}
+		}
+	}
+	return msg
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Schema is the schema the store works in ("" for the URL's default).
+func (s *Store) Schema() string { return s.schema }
+
+// DB is the connection pool, for tests that inspect or tamper with rows.
+func (s *Store) DB() *sql.DB { return s.db }
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type tx struct {
+	q       querier
+	now     baton.Clock
+	channel string // where AppendEvent notifies other replicas
+	// opened are the audit sessions this transaction started: the call
+	// that opens a session is not one of its records.
+	opened map[string]bool
+	sp     int // savepoints taken, for unique names
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// pgCode is the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+func isUnique(err error) bool { return pgCode(err) == "23505" }
+
+func isForeignKey(err error) bool { return pgCode(err) == "23503" }
+
+// attempt runs one statement that may fail in a way the caller handles
+// (a unique violation, say) under a savepoint: PostgreSQL aborts the whole
+// transaction on any failed statement, SQLite does not, and the callers
+// carry on after such failures.
+func (t *tx) attempt(ctx context.Context, fn func() error) error {
+	t.sp++
+	name := fmt.Sprintf("baton_sp%d", t.sp)
+	if _, err := t.q.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if _, rerr := t.q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	_, err := t.q.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
+	return err
+}
+
+// nullString stores "" as NULL (for optional references).
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
