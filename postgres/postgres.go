@@ -38,7 +38,12 @@ const migrateLockID = 0x6261746f6e // "baton"
 
 // Store implements baton.Store over one PostgreSQL database (and schema).
 type Store struct {
-	db      *sql.DB
+	db *sql.DB
+	// wsem lets one write transaction of this process at a time take a
+	// connection: the others queue here, holding nothing, instead of
+	// holding pool connections while they wait for the advisory lock
+	// (which then only decides between replicas).
+	wsem    chan struct{}
 	cfg     *pgx.ConnConfig
 	schema  string
 	writeID int64  // the advisory lock that serialises writers
@@ -71,7 +76,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema}
+	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, wsem: make(chan struct{}, 1)}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -214,6 +219,12 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	if s.closed.Load() {
 		return errClosed()
+	}
+	select {
+	case s.wsem <- struct{}{}:
+		defer func() { <-s.wsem }()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
