@@ -24,4 +24,7 @@ type Principal struct {
 	WorktreePath  string
 	Source        Source
 	SchedulerMode bool
+	// ScopeFile is the --tool-scope-file of the session: a JSON array of
+	// tool names that, when set, is the whole of its tools.
+	ScopeFile string
 }

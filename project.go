@@ -7,10 +7,13 @@ import (
 
 // Project groups work items. Its prefix starts every item id (SYM-42).
 type Project struct {
-	Slug      string
-	Prefix    string
-	Name      string
-	Root      string // repository directory; docs/tickets/<ID>/ lives under it
+	Slug   string
+	Prefix string
+	Name   string
+	Root   string // repository directory; docs/tickets/<ID>/ lives under it
+	// Tools is the project's tool bundle: tools every session of the
+	// project gets besides its profile's (see AccessTx.SetProjectTools).
+	Tools     []string
 	CreatedAt time.Time
 }
 
