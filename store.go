@@ -38,6 +38,7 @@ type Tx interface {
 	MessageTx
 	EventTx
 	PresenceTx
+	AccessTx
 }
 
 // ProjectTx reads and writes projects.

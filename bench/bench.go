@@ -115,7 +115,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		store.Close() // the agents' processes own the file now
 		connect = func(ctx context.Context, agent string) (*mcp.ClientSession, error) {
-			cmd := exec.Command(bin, "--db", dbPath, "mcp", "--agent", agent, "--project", Project)
+			// A benchmark measures the server, not the per-agent rate limit.
+			cmd := exec.Command(bin, "--db", dbPath, "mcp", "--agent", agent, "--project", Project, "--rate-limit", "0")
 			return client().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		}
 	} else {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/events"
+	"github.com/baton-dev/baton/plugin"
 	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
@@ -59,10 +60,14 @@ type App struct {
 	project string
 	// Session binding of baton mcp.
 	issueID, agentType, worktree string
+	scopeFile                    string // --tool-scope-file
+	scheduler                    bool   // --scheduler
 	claimTTL                     time.Duration
 	started                      time.Time
 	store                        baton.Store
 	bus                          *events.Bus
+	pluginConfig                 string      // --config: the plugin file (cli/plugins.go)
+	plugins                      *plugin.Set // connected plugins, closed when baton ends
 }
 
 // Run executes baton with args and returns the process exit code.
@@ -75,6 +80,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	root := a.root()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if cerr := a.plugins.Close(); cerr != nil {
+		fmt.Fprintln(a.Stderr, "baton: closing plugins:", cerr)
+	}
 	if a.store != nil {
 		if cerr := a.store.Close(); cerr != nil && err == nil {
 			err = cerr
@@ -118,7 +126,7 @@ func (a *App) root() *cobra.Command {
 	pf.StringVar(&a.project, "project", a.env("BATON_PROJECT", ""), "default project slug (env BATON_PROJECT)")
 
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
-	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.toolsCmd(), a.projectCmd(),
+	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
 		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd()} {
 		c.GroupID = "server"
 		root.AddCommand(c)
@@ -227,6 +235,13 @@ func (a *App) principal(source baton.Source, defaultAgent string) baton.Principa
 	if agent == "" {
 		agent = defaultAgent
 	}
+	scopeFile := a.scopeFile
+	if scopeFile != "" {
+		// The session reads the file later, maybe from another directory.
+		if abs, err := filepath.Abs(scopeFile); err == nil {
+			scopeFile = abs
+		}
+	}
 	return baton.Principal{Agent: agent, Project: a.project, Source: source, IssueID: a.issueID,
-		AgentType: a.agentType, Profile: a.agentType, WorktreePath: a.worktree}
+		AgentType: a.agentType, Profile: a.agentType, WorktreePath: a.worktree, ScopeFile: scopeFile, SchedulerMode: a.scheduler}
 }

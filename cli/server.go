@@ -152,14 +152,17 @@ func prefixFor(slug string) string {
 	return b.String()
 }
 
-// serving builds the registry and environment shared by mcp and serve.
-func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, error) {
-	reg, mode := a.Registry, "FULL"
-	if readOnly {
-		reg = reg.Filter(func(s *tool.Spec) bool { return s.Annotations.ReadOnly })
-		mode = "READONLY"
+// serving builds the registry and environment shared by mcp and serve:
+// the tools of the enabled toolsets, only the read-only ones with readOnly.
+func (a *App) serving(ctx context.Context, toolsets []string, readOnly bool) (*mcpserver.Factory, error) {
+	if err := a.usePlugins(ctx); err != nil { // plugin tools join a.Registry (cli/plugins.go)
+		return nil, err
 	}
-	env, err := a.toolEnv(ctx, reg, mode)
+	reg, err := selectTools(a.Registry, toolsets, readOnly)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	env, err := a.toolEnv(ctx, reg, serverMode(readOnly))
 	if err != nil {
 		return nil, &ExitError{Code: ExitTool, Err: err}
 	}
@@ -180,6 +183,7 @@ func (a *App) serving(ctx context.Context, readOnly bool) (*mcpserver.Factory, e
 
 func (a *App) mcpCmd() *cobra.Command {
 	var readOnly bool
+	var toolsets []string
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve MCP over stdio (for an agent that starts baton itself)",
@@ -187,8 +191,18 @@ func (a *App) mcpCmd() *cobra.Command {
 			"(or BATON_AGENT), the default project from --project; tool arguments never change who you are.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := a.serving(c.Context(), readOnly)
+			if a.scopeFile != "" {
+				// A scope file that cannot be read is a mistake to report
+				// now, not on the agent's first call.
+				if _, err := tool.ReadScopeFile(a.scopeFile); err != nil {
+					return a.fail(err)
+				}
+			}
+			f, err := a.serving(c.Context(), toolsets, readOnly)
 			if err != nil {
+				return err
+			}
+			if f.RateLimit, err = rateLimitOf(c); err != nil {
 				return err
 			}
 			err = f.ServeIO(c.Context(), a.principal(baton.SourceStdio, "anonymous"), a.Stdin, a.Stdout)
@@ -199,17 +213,23 @@ func (a *App) mcpCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
+	cmd.Flags().StringSliceVar(&toolsets, "toolsets", []string{"all"}, toolsetsUsage)
 	cmd.Flags().StringVar(&a.issueID, "issue-id", "", "bind the session to this issue: issue tools default to it")
 	cmd.Flags().StringVar(&a.agentType, "agent-type", "", "the agent's profile (worker, researcher, judge, scanner, architect, planner, intake)")
 	cmd.Flags().StringVar(&a.worktree, "worktree-path", "", "the agent's assigned worktree, checked by verify_workspace")
+	cmd.Flags().StringVar(&a.scopeFile, "tool-scope-file", "", "JSON array of tool names: the session's whole tool set (wins over --agent-type)")
+	cmd.Flags().BoolVar(&a.scheduler, "scheduler", false, "a scheduler-initiated session: no scheduler-blocked tools, capped creations")
 	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
+	cmd.Flags().Float64("rate-limit", mcpserver.DefaultRateLimit, rateLimitUsage)
+	a.configFlag(cmd)
 	return cmd
 }
 
 func (a *App) serveCmd() *cobra.Command {
 	var addr string
 	var hosts []string
-	var readOnly bool
+	var readOnly, insecure bool
+	var toolsets []string
 	var grace, reapEvery time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -217,19 +237,35 @@ func (a *App) serveCmd() *cobra.Command {
 		Long: "serve listens on --addr (default " + DefaultAddr + ") and serves MCP Streamable HTTP at /mcp.\n" +
 			"Requests whose Host or Origin names a host other than localhost, 127.0.0.1, ::1 or an\n" +
 			"--allowed-host are refused (DNS rebinding). SIGINT or SIGTERM drain the calls under way,\n" +
-			"close the sessions and the database, then exit.",
+			"close the sessions and the database, then exit.\n\n" +
+			"Every request to /mcp and /events needs `Authorization: Bearer TOKEN` with a token from\n" +
+			"`baton agent create NAME --profile P`; the token decides the agent, profile, project and\n" +
+			"scheduler mode. --insecure-local drops the tokens (everyone is --agent), on a loopback --addr only.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			f, err := a.serving(ctx, readOnly)
+			if insecure && !isLoopback(addr) {
+				return usageError("--insecure-local serves without tokens, so only on a loopback --addr (127.0.0.1, ::1 or localhost), not %s", addr)
+			}
+			rateLimit, err := rateLimitOf(c)
 			if err != nil {
 				return err
 			}
-			p := a.principal(baton.SourceHTTP, "anonymous")
-			h := f.Handler(mcpserver.HTTPOptions{
-				AllowedHosts: hosts,
-				Principal:    func(*http.Request) baton.Principal { return p },
-			})
+			f, err := a.serving(ctx, toolsets, readOnly)
+			if err != nil {
+				return err
+			}
+			f.RateLimit = rateLimit
+			opts := mcpserver.HTTPOptions{AllowedHosts: hosts}
+			auth := "bearer tokens required (issue one with `baton agent create NAME --profile P`)"
+			if insecure {
+				p := a.principal(baton.SourceHTTP, "anonymous")
+				opts.Principal = func(*http.Request) baton.Principal { return p }
+				auth = "insecure-local: no tokens, every request runs as " + p.Agent
+			} else {
+				opts.Authenticator = &mcpserver.Authenticator{Store: f.Env.Store, Project: a.project, Clock: a.Clock}
+			}
+			h := f.Handler(opts)
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return &ExitError{Code: ExitTool, Err: baton.Errorf(baton.ErrInitFailed, "cannot listen on %s: %v", addr, err).
@@ -240,6 +276,7 @@ func (a *App) serveCmd() *cobra.Command {
 			defer stopReaper()
 			go (&orchestrator.Reaper{Store: f.Env.Store, Every: reapEvery, Clock: a.Clock, Log: f.Env.Log}).Run(reapCtx)
 			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbName(ctx))
+			fmt.Fprintf(a.Stderr, "baton: %s\n", auth)
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			select {
@@ -253,8 +290,12 @@ func (a *App) serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&addr, "addr", DefaultAddr, "address to listen on")
 	cmd.Flags().StringSliceVar(&hosts, "allowed-host", nil, "extra host name accepted in Host/Origin headers (repeatable)")
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
+	cmd.Flags().StringSliceVar(&toolsets, "toolsets", []string{"all"}, toolsetsUsage)
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
 	cmd.Flags().DurationVar(&reapEvery, "reap-every", 10*time.Second, "how often lapsed claims return their work to the queue")
+	cmd.Flags().BoolVar(&insecure, "insecure-local", false, "serve without tokens, every request as --agent (loopback --addr only)")
+	cmd.Flags().Float64("rate-limit", mcpserver.DefaultRateLimit, rateLimitUsage)
+	a.configFlag(cmd)
 	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
 	return cmd
 }

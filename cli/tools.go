@@ -14,27 +14,147 @@ import (
 )
 
 func (a *App) toolsCmd() *cobra.Command {
-	var markdown bool
+	var markdown, scheduler, asJSON bool
+	var profile string
 	cmd := &cobra.Command{
 		Use:   "tools",
-		Short: "List every registered tool with its toolset and purpose",
-		Args:  noArgs,
+		Short: "List every registered tool, or a profile's tools with what their schemas cost",
+		Long: "tools lists every registered tool with its toolset and purpose. With --profile it lists the tools a\n" +
+			"session of that profile gets (its stored settings, skills and the --project bundle; --scheduler for a\n" +
+			"scheduler session) and what each schema costs a model's context: tools/list's JSON of the tool\n" +
+			"(name, description, annotations, input and output schemas) in characters over four, an estimate.",
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if markdown {
+			if !markdown { // the reference is baton's own tools; listings include plugins' (cli/plugins.go)
+				if err := a.usePlugins(c.Context()); err != nil {
+					return err
+				}
+			}
+			switch {
+			case markdown && (profile != "" || asJSON):
+				return usageError("--markdown prints the whole reference: use it without --profile and --json")
+			case scheduler && profile == "":
+				return usageError("--scheduler needs --profile: it removes the scheduler-blocked tools from a profile's")
+			case markdown:
 				_, err := io.WriteString(a.Stdout, ToolsMarkdown(a.Registry))
 				return err
+			case profile != "":
+				scope, err := a.profileScope(c.Context(), profile, scheduler)
+				if err != nil {
+					return a.fail(err)
+				}
+				return a.writeToolCosts(scope, asJSON)
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tTOOLSET\tDESCRIPTION")
-			for _, t := range a.Registry.All() {
-				s := t.Spec()
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Toolset, firstSentence(s.Description))
-			}
-			return tw.Flush()
+			return a.writeToolCosts(nil, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the reference docs/tools.md is made of")
+	cmd.Flags().StringVar(&profile, "profile", "", "list this profile's effective tools and their token cost")
+	cmd.Flags().BoolVar(&scheduler, "scheduler", false, "with --profile: a scheduler session's tools")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// toolCost is one line of `baton tools --json`.
+type toolCost struct {
+	Name    string `json:"name"`
+	Toolset string `json:"toolset"`
+	Tokens  int    `json:"tokens"`
+}
+
+// writeToolCosts prints a scope's tools with their schema cost, or, for
+// a nil scope, every tool with its purpose and the cost of them all.
+func (a *App) writeToolCosts(scope *tool.Scope, asJSON bool) error {
+	var list []toolCost
+	total := 0
+	for _, t := range a.Registry.All() {
+		s := t.Spec()
+		if scope != nil && !scope.Has(s.Name) {
+			continue
+		}
+		n := tool.SchemaTokens(s)
+		total += n
+		list = append(list, toolCost{s.Name, s.Toolset, n})
+	}
+	if asJSON {
+		out := map[string]any{"tools": list, "count": len(list), "tokens": total, "estimate": tool.TokenEstimate}
+		if scope != nil {
+			out["rule"], out["warnings"] = scope.Rule, append([]string{}, scope.Warnings...)
+		}
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
+	if scope == nil {
+		fmt.Fprintln(tw, "TOOL\tTOOLSET\tDESCRIPTION")
+		for _, t := range a.Registry.All() {
+			s := t.Spec()
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Toolset, firstSentence(s.Description))
+		}
+	} else {
+		fmt.Fprintln(tw, "TOOL\tTOOLSET\t≈TOKENS")
+		for _, c := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%d\n", c.Name, c.Toolset, c.Tokens)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	rule := "every registered tool"
+	if scope != nil {
+		rule = scope.Rule
+	}
+	fmt.Fprintf(a.Stdout, "%d tools (%s): ≈ %d tokens of schema in tools/list (estimated as %s)\n", len(list), rule, total, tool.TokenEstimate)
+	if scope != nil {
+		for _, w := range scope.Warnings {
+			fmt.Fprintf(a.Stdout, "warning: %s\n", w)
+		}
+	}
+	return nil
+}
+
+// serverMode is what server_health reports for a server's tool selection.
+func serverMode(readOnly bool) string {
+	if readOnly {
+		return "READONLY"
+	}
+	return "FULL"
+}
+
+// selectTools is the registry a server offers: the tools of the named
+// toolsets ("all", the default, for every one), and with readOnly only
+// the read-only ones. Tools left out are not registered at all, as in
+// github-mcp-server: tools/list never shows them and a call names an
+// unknown tool. An unknown toolset is a usage error listing the known ones.
+func selectTools(reg *tool.Registry, toolsets []string, readOnly bool) (*tool.Registry, error) {
+	known := reg.Toolsets()
+	hint := "pass --toolsets all, or a comma-separated list of: " + strings.Join(known, ", ")
+	on := map[string]bool{}
+	for _, name := range toolsets {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "all":
+			for _, k := range known {
+				on[k] = true
+			}
+		case slices.Contains(known, name):
+			on[name] = true
+		default:
+			return nil, baton.Errorf(baton.ErrInvalidInput, "unknown toolset %q", name).
+				WithDetails("flag", "toolsets", "toolset", name, "allowed", append([]string{"all"}, known...)).WithHint("%s", hint)
+		}
+	}
+	if len(on) == 0 {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "--toolsets names no toolset").
+			WithDetails("flag", "toolsets", "allowed", append([]string{"all"}, known...)).WithHint("%s", hint)
+	}
+	out := reg.Filter(func(s *tool.Spec) bool { return on[s.Toolset] && (!readOnly || s.Annotations.ReadOnly) })
+	if out.Len() == 0 {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "--toolsets %s with --read-only leaves no tool", strings.Join(toolsets, ",")).
+			WithDetails("flag", "toolsets").WithHint("add a toolset with read-only tools, e.g. tasks, or drop --read-only")
+	}
+	return out, nil
 }
 
 // ToolsMarkdown renders the tool reference from the registry; docs/tools.md
@@ -124,6 +244,65 @@ func (a *App) projectCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	})
+	cmd.AddCommand(a.projectToolsCmd())
 	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return cmd
 }
+
+// projectToolsCmd shows or replaces a project's tool bundle: tools every
+// session of the project gets besides its profile's.
+func (a *App) projectToolsCmd() *cobra.Command {
+	var set []string
+	cmd := &cobra.Command{
+		Use:   "tools SLUG [--set a,b]",
+		Short: "Show or replace the project's tool bundle (tools its sessions get besides their profile's)",
+		Args:  argsBetween(1, 1, "one project slug"),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx, slug := c.Context(), args[0]
+			if err := a.usePlugins(ctx); err != nil { // plugin tools may be bundled too
+				return err
+			}
+			changing := c.Flags().Changed("set")
+			set = compact(set)
+			if changing {
+				if err := a.checkTools(set); err != nil {
+					return a.fail(err)
+				}
+			}
+			s, err := a.openStore(ctx)
+			if err != nil {
+				return a.fail(err)
+			}
+			var bundle []string
+			err = s.Update(ctx, func(tx baton.Tx) error {
+				if changing {
+					if err := tx.SetProjectTools(ctx, slug, set); err != nil {
+						return err
+					}
+				}
+				p, err := tx.Project(ctx, slug)
+				if err == nil {
+					bundle = p.Tools
+				}
+				return err
+			})
+			if err != nil {
+				return a.fail(err)
+			}
+			if changing {
+				for _, n := range bundle {
+					for _, note := range a.toolNotes("every session of "+slug, n) {
+						fmt.Fprintln(a.Stdout, note)
+					}
+				}
+			}
+			fmt.Fprintf(a.Stdout, "project %s bundle: %s\n", slug, listOr(bundle, "(none)"))
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&set, "set", nil, "replace the bundle with these tools (an empty value clears it)")
+	return cmd
+}
+
+// toolsetsUsage documents --toolsets of baton mcp and baton serve.
+const toolsetsUsage = "toolsets to offer, comma-separated (e.g. issues,claims), or all; tools outside them are not registered"

@@ -193,7 +193,22 @@ func (b *syncBuffer) String() string {
 
 var listening = regexp.MustCompile(`serving MCP at (http://[^/\s]+)/mcp`)
 
+// startHTTP starts `baton serve` as it was before tokens and rate limits:
+// --insecure-local (every request runs as --agent, no token needed) and
+// --rate-limit 0, since load tests drive one agent far past the default
+// (a later --rate-limit in args wins). startHTTPAuth is the real thing.
 func startHTTP(t *testing.T, db string, args ...string) *httpServer {
+	t.Helper()
+	return startServe(t, db, append([]string{"--insecure-local", "--rate-limit", "0"}, args...)...)
+}
+
+// startHTTPAuth starts `baton serve` requiring bearer tokens.
+func startHTTPAuth(t *testing.T, db string, args ...string) *httpServer {
+	t.Helper()
+	return startServe(t, db, args...)
+}
+
+func startServe(t *testing.T, db string, args ...string) *httpServer {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, args...)...)
 	s := &httpServer{cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
@@ -242,6 +257,7 @@ type rawHTTP struct {
 	t       *testing.T
 	url     string
 	session string
+	token   string // sent as Authorization: Bearer when set
 	nextID  int
 }
 
@@ -260,6 +276,9 @@ func (c *rawHTTP) post(body string, headers map[string]string) httpReply {
 	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for k, v := range headers {
 		if k == "Host" {

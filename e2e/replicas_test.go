@@ -93,7 +93,7 @@ func TestReplicasMigrateOnce(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("migrate %d: %v\n%s", i, errs[i], outs[i])
 		}
-		if !strings.HasPrefix(outs[i], "schema version 10 ") {
+		if !strings.HasPrefix(outs[i], "schema version 11 ") {
 			t.Errorf("migrate %d printed %q", i, outs[i])
 		}
 		if strings.Contains(outs[i], "(was 0)") {

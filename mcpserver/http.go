@@ -19,27 +19,41 @@ type HTTPOptions struct {
 	// Origin headers besides the loopback names. DNS rebinding attacks
 	// reach a local server under a foreign name; this list stops them.
 	AllowedHosts []string
-	// Principal resolves who an HTTP session runs as.
+	// Principal resolves who an HTTP session runs as when there is no
+	// Authenticator (baton serve --insecure-local).
 	Principal func(*http.Request) baton.Principal
+	// Authenticator, when set, admits to /mcp and /events only requests
+	// with a valid bearer token and runs them as the token's principal;
+	// a session's requests must all carry the token that opened it.
+	Authenticator *Authenticator
 	// SessionTimeout closes sessions idle this long (default 30 minutes).
 	SessionTimeout time.Duration
 }
 
 var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 
-// Handler returns the HTTP handler of `baton serve`: MCP at /mcp, guarded
-// against foreign Host and Origin headers.
+// Handler returns the HTTP handler of `baton serve`: MCP at /mcp and the
+// event stream at /events, guarded against foreign Host and Origin headers
+// and, with an Authenticator, against callers without a token. /healthz
+// stays open to load balancers.
 func (f *Factory) Handler(opts HTTPOptions) http.Handler {
 	timeout := opts.SessionTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Minute
 	}
+	principal := opts.Principal
+	protect := func(h http.Handler) http.Handler { return h }
+	if opts.Authenticator != nil {
+		principal = requestPrincipal
+		owners := &sessionOwners{}
+		protect = func(h http.Handler) http.Handler { return f.authenticated(opts.Authenticator, owners, h) }
+	}
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		return f.Server(opts.Principal(r))
+		return f.Server(principal(r))
 	}, &mcp.StreamableHTTPOptions{SessionTimeout: timeout, Logger: f.Log})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
-	mux.HandleFunc("GET /events", f.serveEvents)
+	mux.Handle("/mcp", protect(mcpHandler))
+	mux.Handle("GET /events", protect(http.HandlerFunc(f.serveEvents)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		res := f.Registry.Call(r.Context(), f.Env, baton.Principal{Agent: "healthz", Source: baton.SourceHTTP}, "server_health", nil)
 		w.Header().Set("Content-Type", "application/json")

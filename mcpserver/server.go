@@ -29,12 +29,17 @@ type Factory struct {
 	Env      *tool.Env
 	Version  string
 	Log      *slog.Logger
+	// RateLimit is the tool calls per second each agent may make, in
+	// bursts of twice that (baton serve/mcp --rate-limit); 0 means no limit.
+	RateLimit float64
 
+	limits   rateLimits
 	cache    *mcp.SchemaCache
 	mu       sync.Mutex
 	servers  map[baton.Principal]*mcp.Server
 	inflight sync.WaitGroup // tool calls under way, drained on shutdown
 	presence presence
+	sessions map[*mcp.ServerSession]*tool.Session // scheduler caps per session
 }
 
 // NewFactory returns a factory for reg and env.
@@ -57,13 +62,97 @@ func (f *Factory) Server(p baton.Principal) *mcp.Server {
 		SubscribeHandler:   f.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
-	s.AddReceivingMiddleware(f.track(p), f.validateCalls)
+	s.AddReceivingMiddleware(f.track(p), f.scoped(p), f.validateCalls)
+	s.AddReceivingMiddleware(f.limited(p)) // outermost: a flood is refused before any other work
 	f.addResources(s, p)
 	who := func(context.Context, *mcp.CallToolRequest) baton.Principal { return p }
 	for _, t := range f.Registry.All() {
 		t.Bind(s, f.Env, who)
 	}
+	// An operator learns at once that a profile lacks what its role needs.
+	if scope, err := f.Env.Scope(context.Background(), p); err == nil && f.Log != nil {
+		for _, w := range scope.Warnings {
+			f.Log.Warn("tool scope", "agent", p.Agent, "warning", w)
+		}
+	}
 	f.servers[p] = s
+	return s
+}
+
+// scoped enforces p's tool scope on both sides: tools/list shows only its
+// tools, and a call to any other tool (registered or not) is refused with
+// ERR_PERMISSION_DENIED before its arguments are even looked at. Calls
+// carry their session, whose scheduler caps they count against.
+func (f *Factory) scoped(p baton.Principal) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "tools/list":
+				res, err := next(ctx, method, req)
+				list, ok := res.(*mcp.ListToolsResult)
+				if err != nil || !ok {
+					return res, err
+				}
+				scope, serr := f.Env.Scope(ctx, p)
+				if serr != nil {
+					return nil, scopeError(serr)
+				}
+				kept := list.Tools[:0:0]
+				for _, t := range list.Tools {
+					if scope.Has(t.Name) {
+						kept = append(kept, t)
+					}
+				}
+				list.Tools = kept
+				return list, nil
+			case "tools/call":
+				call, ok := req.(*mcp.CallToolRequest)
+				if !ok {
+					break
+				}
+				scope, err := f.Env.Scope(ctx, p)
+				if err != nil {
+					return tool.ErrorResult(err), nil
+				}
+				if !scope.Has(call.Params.Name) {
+					return tool.ErrorResult(tool.PermissionDenied(call.Params.Name, p, scope)), nil
+				}
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+					ctx = tool.WithSession(ctx, f.session(ss))
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// scopeError turns a failure to compute a scope (an unreadable tool-scope
+// file, a profile that does not exist) into a JSON-RPC error with baton's
+// envelope as data.
+func scopeError(err error) error {
+	e := baton.AsError(err)
+	data, _ := json.Marshal(baton.Envelope{Error: e})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message + "; " + e.Hint, Data: data}
+}
+
+// session is the tool.Session of an MCP session, dropped when it ends.
+func (f *Factory) session(ss *mcp.ServerSession) *tool.Session {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.sessions[ss]; ok {
+		return s
+	}
+	if f.sessions == nil {
+		f.sessions = map[*mcp.ServerSession]*tool.Session{}
+	}
+	s := &tool.Session{}
+	f.sessions[ss] = s
+	go func() {
+		_ = ss.Wait()
+		f.mu.Lock()
+		delete(f.sessions, ss)
+		f.mu.Unlock()
+	}()
 	return s
 }
 

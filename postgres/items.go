@@ -21,8 +21,8 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 		p.CreatedAt = t.now().UTC()
 	}
 	err := t.attempt(ctx, func() error {
-		_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, created_at) VALUES (?, ?, ?, ?, ?)`,
-			p.Slug, p.Prefix, p.Name, p.Root, ms(p.CreatedAt))
+		_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			p.Slug, p.Prefix, p.Name, p.Root, jsonList(uniqueList(p.Tools)), ms(p.CreatedAt))
 		return err
 	})
 	if isUnique(err) {
@@ -34,14 +34,25 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 }
 
 func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
-	var p baton.Project
-	var created int64
-	err := t.q.QueryRowContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects WHERE slug = ?`, slug).
-		Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created)
+	p, err := scanProject(t.q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.ProjectNotFound(slug)
 	}
-	if err != nil {
+	return p, err
+}
+
+const projectColumns = `slug, prefix, name, root, tools, created_at`
+
+// scanProject reads one row of projectColumns.
+func scanProject(scan func(...any) error) (*baton.Project, error) {
+	var p baton.Project
+	var tools string
+	var created int64
+	if err := scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &tools, &created); err != nil {
+		return nil, err
+	}
+	var err error
+	if p.Tools, err = parseList(tools); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = fromMS(created)
@@ -49,20 +60,18 @@ func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
 }
 
 func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects ORDER BY slug COLLATE "C"`)
+	rows, err := t.q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug COLLATE "C"`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*baton.Project
 	for rows.Next() {
-		var p baton.Project
-		var created int64
-		if err := rows.Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created); err != nil {
+		p, err := scanProject(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		p.CreatedAt = fromMS(created)
-		out = append(out, &p)
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }

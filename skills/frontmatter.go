@@ -15,6 +15,10 @@ type Frontmatter struct {
 	Version      string
 	Description  string
 	Capabilities []string
+	// Tools (key baton-tools) are the baton tools the skill needs: a
+	// profile that has the skill gets them (a skill bundle). The key is
+	// baton's own because "allowed-tools" names Claude Code's tools.
+	Tools []string
 }
 
 // Parse splits a SKILL.md into its frontmatter and body and checks the
@@ -31,7 +35,8 @@ type Frontmatter struct {
 // Anything else is an error naming the line.
 //
 // description is required: it is the one thing skill_list shows an agent
-// to choose a skill by. capabilities must be a list when present.
+// to choose a skill by. capabilities and baton-tools must be lists when
+// present.
 func Parse(src []byte) (Frontmatter, string, error) {
 	text := strings.TrimPrefix(string(src), "\uFEFF")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
@@ -415,20 +420,33 @@ func fields(m map[string]*entry) (Frontmatter, error) {
 		}
 		return Frontmatter{}, fmt.Errorf("description is required: add \"description: ...\" to the frontmatter")
 	}
-	fm.Capabilities = []string{}
-	if e := m["capabilities"]; e != nil && !e.null {
-		if e.kind != kindList {
-			return Frontmatter{}, fmt.Errorf("line %d: capabilities must be a list, e.g. [plan, review], not a %s", e.line, shape(e.kind))
-		}
-		for k, c := range e.items {
-			c = strings.TrimSpace(c)
-			if c == "" {
-				return Frontmatter{}, fmt.Errorf("line %d: capability %d is empty", e.line, k+1)
-			}
-			fm.Capabilities = append(fm.Capabilities, c)
-		}
+	if fm.Capabilities, err = list(m, "capabilities", "capability", "[plan, review]"); err != nil {
+		return Frontmatter{}, err
+	}
+	if fm.Tools, err = list(m, "baton-tools", "tool", "[get_issue, add_finding]"); err != nil {
+		return Frontmatter{}, err
 	}
 	return fm, nil
+}
+
+// list reads an optional list of non-empty strings (never nil).
+func list(m map[string]*entry, key, item, example string) ([]string, error) {
+	out := []string{}
+	e := m[key]
+	if e == nil || e.null {
+		return out, nil
+	}
+	if e.kind != kindList {
+		return nil, fmt.Errorf("line %d: %s must be a list, e.g. %s, not a %s", e.line, key, example, shape(e.kind))
+	}
+	for k, c := range e.items {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			return nil, fmt.Errorf("line %d: %s %d is empty", e.line, item, k+1)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func shape(k kind) string {

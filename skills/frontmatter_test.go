@@ -123,6 +123,12 @@ func TestParse(t *testing.T) {
 		{name: "name is a mapping", src: "---\ndescription: d\nname:\n  first: x\n---\n", err: "line 3: name must be text, not a mapping"},
 		{name: "capabilities is text", src: "---\ndescription: d\ncapabilities: plan\n---\n", err: "line 3: capabilities must be a list"},
 		{name: "empty capability", src: "---\ndescription: d\ncapabilities:\n  -\n---\n", err: "line 3: capability 1 is empty"},
+		{name: "baton tools", src: "---\ndescription: d\nbaton-tools: [get_issue, add_finding]\n---\n",
+			want: Frontmatter{Description: "d", Capabilities: []string{}, Tools: []string{"get_issue", "add_finding"}}},
+		{name: "baton tools in block form", src: "---\ndescription: d\nbaton-tools:\n  - record_coverage\n---\n",
+			want: Frontmatter{Description: "d", Capabilities: []string{}, Tools: []string{"record_coverage"}}},
+		{name: "baton tools not a list", src: "---\ndescription: d\nbaton-tools: get_issue\n---\n", err: "line 3: baton-tools must be a list"},
+		{name: "empty baton tool", src: "---\ndescription: d\nbaton-tools: [a, \"\"]\n---\n", err: "line 3: tool 2 is empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,6 +141,9 @@ func TestParse(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
+			}
+			if c.want.Tools == nil {
+				c.want.Tools = []string{} // never nil, like Capabilities
 			}
 			if !reflect.DeepEqual(fm, c.want) {
 				t.Errorf("frontmatter = %#v\nwant %#v", fm, c.want)

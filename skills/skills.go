@@ -37,6 +37,7 @@ type Skill struct {
 	Version      string // empty when the frontmatter declares none
 	Description  string
 	Capabilities []string // never nil
+	Tools        []string // the skill's tool bundle; never nil
 	// Path is the SKILL.md relative to the root, with forward slashes
 	// on every platform: .agents/skills/<name>/SKILL.md.
 	Path string
@@ -245,7 +246,7 @@ func load(p, name string, info fs.FileInfo) *file {
 		f.warn = fmt.Sprintf("frontmatter name %q differs from the directory name; the skill is listed as %q (rename one to match)", fm.Name, name)
 	}
 	f.skill = &Skill{Name: name, Version: fm.Version, Description: fm.Description,
-		Capabilities: fm.Capabilities, Path: skillPath(name), Body: body}
+		Capabilities: fm.Capabilities, Tools: fm.Tools, Path: skillPath(name), Body: body}
 	return f
 }
 
@@ -297,6 +298,7 @@ func (r *Registry) snapshot() Snapshot {
 		}
 		sk := *f.skill
 		sk.Capabilities = slices.Clone(sk.Capabilities)
+		sk.Tools = slices.Clone(sk.Tools)
 		s.Skills = append(s.Skills, sk)
 		if f.warn != "" {
 			s.Warnings = append(s.Warnings, Problem{Path: p, Message: f.warn})

@@ -73,7 +73,7 @@ func TestRegistryLoads(t *testing.T) {
 		t.Fatalf("skills = %v", got)
 	}
 	want := Skill{Name: "colibri-tier1-chains", Version: "1.0.0", Description: "Canonical Tier 1 (Sigma) round and writeback chains.",
-		Capabilities: []string{"round-plan", "writeback-audit"}, Path: ".agents/skills/colibri-tier1-chains/SKILL.md",
+		Capabilities: []string{"round-plan", "writeback-audit"}, Tools: []string{}, Path: ".agents/skills/colibri-tier1-chains/SKILL.md",
 		Body: "# colibri-tier1-chains\n"}
 	if got, ok := s.Get("colibri-tier1-chains"); !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Get = %#v, %v\nwant %#v", got, ok, want)

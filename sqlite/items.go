@@ -45,8 +45,8 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 	if p.CreatedAt.IsZero() {
 		p.CreatedAt = t.now().UTC()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, created_at) VALUES (?, ?, ?, ?, ?)`,
-		p.Slug, p.Prefix, p.Name, p.Root, ms(p.CreatedAt))
+	_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		p.Slug, p.Prefix, p.Name, p.Root, jsonList(uniqueList(p.Tools)), ms(p.CreatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "a project with slug %q or prefix %q already exists", p.Slug, p.Prefix).
 			WithType("duplicate").WithDetails("project", p.Slug, "prefix", p.Prefix).
@@ -56,14 +56,25 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 }
 
 func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
-	var p baton.Project
-	var created int64
-	err := t.q.QueryRowContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects WHERE slug = ?`, slug).
-		Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created)
+	p, err := scanProject(t.q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.ProjectNotFound(slug)
 	}
-	if err != nil {
+	return p, err
+}
+
+const projectColumns = `slug, prefix, name, root, tools, created_at`
+
+// scanProject reads one row of projectColumns.
+func scanProject(scan func(...any) error) (*baton.Project, error) {
+	var p baton.Project
+	var tools string
+	var created int64
+	if err := scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &tools, &created); err != nil {
+		return nil, err
+	}
+	var err error
+	if p.Tools, err = parseList(tools); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = fromMS(created)
@@ -71,20 +82,18 @@ func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
 }
 
 func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT slug, prefix, name, root, created_at FROM projects ORDER BY slug`)
+	rows, err := t.q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*baton.Project
 	for rows.Next() {
-		var p baton.Project
-		var created int64
-		if err := rows.Scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &created); err != nil {
+		p, err := scanProject(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		p.CreatedAt = fromMS(created)
-		out = append(out, &p)
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }

@@ -141,6 +141,7 @@ var groups = []struct {
 		{"MinQuality", testLearningsMinQuality},
 		{"ProjectFilter", testLearningsProjectFilter},
 	}},
+	{"Access", accessCases},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit

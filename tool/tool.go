@@ -32,7 +32,7 @@ type Annotations struct {
 }
 
 // Profiles are the built-in agent profiles.
-var Profiles = []string{"worker", "researcher", "judge", "scanner", "architect", "planner", "intake"}
+var Profiles = baton.BuiltinProfiles
 
 // TxMode says what transaction a tool runs in.
 type TxMode int
@@ -50,9 +50,12 @@ type Definition[In, Out any] struct {
 	Toolset     string
 	Annotations Annotations
 	Profiles    []string // profiles that get the tool by default
-	Input       Rules    // constraints on input properties
-	Output      Rules    // constraints on output properties (documented, and checked)
-	Transaction TxMode
+	// SchedulerCap is the scheduler-session cap its successful calls count
+	// against (CapIssues, CapComments, ...); empty for none.
+	SchedulerCap string
+	Input        Rules // constraints on input properties
+	Output       Rules // constraints on output properties (documented, and checked)
+	Transaction  TxMode
 	// Event is the type of the event a successful call publishes (e.g.
 	// message.sent); empty means "tool.<name>". Read-only tools publish none.
 	Event   string
@@ -98,6 +101,9 @@ type Env struct {
 	// the database (PostgreSQL's LISTEN/NOTIFY), so waiters need not look
 	// at the store every second to catch their writes.
 	BusHearsAll bool
+
+	scopes  scopes  // computed tool scopes per principal
+	session Session // scheduler caps of calls that come with no session
 }
 
 // PollEvery is how often a waiter looks at the store besides the bus's
@@ -143,6 +149,7 @@ type Spec struct {
 	Toolset      string
 	Annotations  Annotations
 	Profiles     []string
+	SchedulerCap string
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
 	PlainText    bool // the tool renders its own text; otherwise text is the JSON
@@ -180,7 +187,7 @@ func New[In, Out any](d Definition[In, Out]) Tool {
 	}
 	return &typed[In, Out]{def: d, spec: &Spec{
 		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
-		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles),
+		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
 		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil,
 	}}
 }
@@ -193,6 +200,10 @@ type typed[In, Out any] struct {
 func (t *typed[In, Out]) Spec() *Spec { return t.spec }
 
 func (t *typed[In, Out]) Invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) Result {
+	// Out of scope is out of scope, whatever the arguments.
+	if err := env.permit(ctx, p, t.spec.Name); err != nil {
+		return failure(err)
+	}
 	norm, verr := Validate(t.spec.InputSchema, raw)
 	if verr != nil {
 		return failure(verr)
@@ -227,15 +238,18 @@ func (t *typed[In, Out]) text(out Out) string {
 // transaction, Execute, the output checked against the output schema before
 // commit, panics turned into ERR_INTERNAL.
 func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, in In) (out Out, err error) {
+	release, err := env.admit(ctx, p, t.spec)
+	if err != nil {
+		return out, baton.AsError(err)
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	c := &Call{Principal: p, Env: env, Now: env.now()}
 	exec := func(tx baton.Tx) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				env.logger().Error("tool panicked", "tool", t.spec.Name, "panic", r, "stack", string(debug.Stack()))
-				err = baton.Errorf(baton.ErrInternal, "%s failed unexpectedly: %v", t.spec.Name, r).
-					WithHint("nothing was changed; this is a bug in baton, report it with the message")
-			}
-		}()
+		defer guard(env, t.spec.Name, &err)
 		c.Tx = tx
 		o, err := t.def.Execute(ctx, c, in)
 		if err != nil {
@@ -245,7 +259,7 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 			return err
 		}
 		if tx != nil && !t.spec.Annotations.ReadOnly {
-			if err := t.log(ctx, c, in, o); err != nil {
+			if err := record(ctx, c, t.spec, t.def.Event, subject(c, in, o), in, o); err != nil {
 				return err
 			}
 		}
@@ -267,10 +281,7 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		var zero Out
 		return zero, baton.AsError(err)
 	}
-	// Subscribers read what committed, so they are woken only now.
-	for _, p := range c.published {
-		env.Bus.Publish(p)
-	}
+	c.announce()
 	if t.def.Then != nil {
 		c.Tx = nil
 		if out, err = t.def.Then(ctx, c, in, out); err == nil {
@@ -284,9 +295,11 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 	return out, nil
 }
 
-// log appends the call to the action log, in the call's transaction: a
-// change and its record commit together or not at all.
-func (t *typed[In, Out]) log(ctx context.Context, c *Call, in In, out Out) error {
+// record appends a call that changed something to the action log, and its
+// event to its project's stream, in the call's transaction: a change and
+// its record commit together or not at all. Typed and dynamic tools share
+// it, so both leave the same trail.
+func record(ctx context.Context, c *Call, spec *Spec, event, subject string, in, out any) error {
 	inDigest, err := audit.Digest(in)
 	if err != nil {
 		return err
@@ -296,10 +309,10 @@ func (t *typed[In, Out]) log(ctx context.Context, c *Call, in In, out Out) error
 		return err
 	}
 	if err := c.Tx.AppendAction(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
-		Tool: t.spec.Name, Subject: subject(c, in, out), InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}); err != nil {
+		Tool: spec.Name, Subject: subject, InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}); err != nil {
 		return err
 	}
-	if err := t.publish(ctx, c, subject(c, in, out), out); err != nil {
+	if err := publish(ctx, c, spec, event, subject, out); err != nil {
 		return err
 	}
 	// An agent that changes something is known from then on (messages can
@@ -311,10 +324,9 @@ func (t *typed[In, Out]) log(ctx context.Context, c *Call, in In, out Out) error
 }
 
 // publish appends the call's event to its project's stream.
-func (t *typed[In, Out]) publish(ctx context.Context, c *Call, subject string, out Out) error {
-	typ := t.def.Event
+func publish(ctx context.Context, c *Call, spec *Spec, typ, subject string, out any) error {
 	if typ == "" {
-		typ = "tool." + t.spec.Name
+		typ = "tool." + spec.Name
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
@@ -327,6 +339,35 @@ func (t *typed[In, Out]) publish(ctx context.Context, c *Call, subject string, o
 	}
 	c.published = append(c.published, e.Project)
 	return nil
+}
+
+// announce wakes the subscribers of the projects the call wrote events to.
+// Subscribers read what committed, so it runs only after the commit.
+func (c *Call) announce() {
+	for _, p := range c.published {
+		c.Env.Bus.Publish(p)
+	}
+}
+
+// admit lets a call through when the tool is in p's scope and a scheduler
+// session has cap left for it. Permission comes first: a call outside the
+// caller's scope learns nothing, not even whether its arguments were right.
+// release gives the cap back when the call then fails.
+func (e *Env) admit(ctx context.Context, p baton.Principal, spec *Spec) (release func(), err error) {
+	if err := e.permit(ctx, p, spec.Name); err != nil {
+		return nil, err
+	}
+	return e.reserve(ctx, p, spec)
+}
+
+// guard turns a panic of the tool named into ERR_INTERNAL in *err. Defer it
+// directly: recover works only there.
+func guard(env *Env, name string, err *error) {
+	if r := recover(); r != nil {
+		env.logger().Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
+		*err = baton.Errorf(baton.ErrInternal, "%s failed unexpectedly: %v", name, r).
+			WithHint("nothing was changed; this is a bug in baton, report it with the message")
+	}
 }
 
 // eventProject is the project whose stream an event joins: its work item's,
@@ -372,22 +413,31 @@ func subject(c *Call, values ...any) string {
 }
 
 func (t *typed[In, Out]) checkOutput(o Out) error {
-	b, err := json.Marshal(o)
+	vs, err := outputViolations(t.spec, o)
 	if err != nil {
 		return err
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return err
-	}
-	if vs := check(t.spec.OutputSchema, "", v); len(vs) > 0 {
+	if len(vs) > 0 {
 		return baton.Errorf(baton.ErrInternal, "%s produced output that breaks its schema: %s", t.spec.Name, vs[0].Message).
 			WithDetails("violations", vs).
 			WithHint("nothing was changed; this is a bug in baton, report it with the message")
 	}
 	return nil
+}
+
+// outputViolations are the rules of spec's output schema that o breaks.
+func outputViolations(spec *Spec, o any) ([]Violation, error) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return check(spec.OutputSchema, "", v), nil
 }
 
 func (e *Env) logger() *slog.Logger {

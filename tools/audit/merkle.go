@@ -30,8 +30,11 @@ var MerkleFinalize = tool.New(tool.Definition[finalizeIn, finalizeOut]{
 	Toolset: Toolset,
 	Description: "Build the Merkle tree of an audit session's records and freeze its root: leaves are record hashes, nodes " +
 		"SHA256(left||right), an odd node is promoted, the empty tree's root is sha256(\"\"). A second call is ERR_ALREADY_FINALIZED.",
-	Profiles: tool.Profiles,
-	Input:    tool.Rules{"session_id": sessionIDRule, "task_id": taskIDRule},
+	// Sealing a session is the auditor's decision and cannot be undone:
+	// an agent gets it only by an explicit grant.
+	Annotations: tool.Annotations{Privileged: true},
+	Profiles:    tool.Profiles,
+	Input:       tool.Rules{"session_id": sessionIDRule, "task_id": taskIDRule},
 	Execute: func(ctx context.Context, c *tool.Call, in finalizeIn) (finalizeOut, error) {
 		s, err := c.Tx.Session(ctx, in.SessionID)
 		if err != nil {

@@ -29,7 +29,8 @@ var CreateBead = tool.New(tool.Definition[createIn, createOut]{
 	Toolset: Toolset,
 	Description: "Create a new bead (work item) in the session's project. It starts open and ready to work " +
 		"(the same row is a todo task in the tasks tools).",
-	Profiles: tool.Profiles,
+	Profiles:     tool.Profiles,
+	SchedulerCap: tool.CapIssues,
 	Input: tool.Rules{
 		"title":       titleRule,
 		"description": descriptionRule,

@@ -21,12 +21,13 @@ type commentOut struct {
 
 // AddComment is add_comment.
 var AddComment = tool.New(tool.Definition[commentIn, commentOut]{
-	Name:        "add_comment",
-	Event:       "comment.added",
-	Toolset:     Toolset,
-	Description: "Post a comment on the current issue.",
-	Profiles:    tool.Profiles,
-	Input:       tool.Rules{"issue_id": issueIDRule, "content": tool.Length(1, 20000).NonBlank()},
+	Name:         "add_comment",
+	Event:        "comment.added",
+	Toolset:      Toolset,
+	Description:  "Post a comment on the current issue.",
+	Profiles:     tool.Profiles,
+	SchedulerCap: tool.CapComments,
+	Input:        tool.Rules{"issue_id": issueIDRule, "content": tool.Length(1, 20000).NonBlank()},
 	Execute: func(ctx context.Context, c *tool.Call, in commentIn) (commentOut, error) {
 		it, err := session.Issue(ctx, c, in.IssueID)
 		if err != nil {

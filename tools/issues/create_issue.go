@@ -30,11 +30,12 @@ type createOut struct {
 
 // CreateIssue is create_issue.
 var CreateIssue = tool.New(tool.Definition[createIn, createOut]{
-	Name:        "create_issue",
-	Event:       "issue.created",
-	Toolset:     Toolset,
-	Description: "Create a new issue on the project board (in backlog), optionally depending on other issues.",
-	Profiles:    tool.Profiles,
+	Name:         "create_issue",
+	Event:        "issue.created",
+	Toolset:      Toolset,
+	Description:  "Create a new issue on the project board (in backlog), optionally depending on other issues.",
+	Profiles:     tool.Profiles,
+	SchedulerCap: tool.CapIssues,
 	Input: tool.Rules{
 		"title":       titleRule,
 		"description": descRule,

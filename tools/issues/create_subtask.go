@@ -24,7 +24,8 @@ var CreateSubtask = tool.New(tool.Definition[subtaskIn, createOut]{
 	Toolset: Toolset,
 	Description: "Create a sub-task of the current issue. The parent is blocked until every sub-task is done, " +
 		"then returns to the status it had.",
-	Profiles: tool.Profiles,
+	Profiles:     tool.Profiles,
+	SchedulerCap: tool.CapIssues,
 	Input: tool.Rules{
 		"issue_id":    issueIDRule,
 		"title":       titleRule,

@@ -37,7 +37,7 @@ var GetIssueStatus = tool.New(tool.Definition[getIn, statusOut]{
 	Toolset: Toolset,
 	Description: "Get the essential state of an issue: status, labels, last 5 finding summaries and last 3 run outcomes. " +
 		"Much smaller than get_issue; use it for quick checks at the start of a run. Defaults to the current issue.",
-	Profiles:    tool.Profiles,
+	Profiles:    []string{"worker", "researcher", "judge", "architect", "planner"},
 	Annotations: tool.Annotations{ReadOnly: true},
 	Input:       tool.Rules{"issue_id": issueIDRule},
 	Output:      tool.Rules{"priority": tool.Range(1, 4)},

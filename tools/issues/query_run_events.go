@@ -40,7 +40,7 @@ var QueryRunEvents = tool.New(tool.Definition[eventsIn, eventsOut]{
 	Toolset: Toolset,
 	Description: "Query structured agent stream events for reasoning traceability: filter by run_id for one run, or issue_id for all runs on an issue " +
 		"(one of them is required), and by event type and subtype.",
-	Profiles:    []string{"judge", "researcher", "architect", "worker", "planner"},
+	Profiles:    []string{"judge", "researcher", "architect"},
 	Annotations: tool.Annotations{ReadOnly: true},
 	Input: tool.Rules{
 		"issue_id":      issueIDRule,

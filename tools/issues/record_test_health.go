@@ -30,7 +30,7 @@ var RecordTestHealth = tool.New(tool.Definition[testHealthIn, testHealthOut]{
 	Event:       "test_health.recorded",
 	Toolset:     Toolset,
 	Description: "Record test health metrics after running tests, to track test count trends and detect test bloat.",
-	Profiles:    tool.Profiles,
+	Profiles:    []string{"worker"},
 	Input: tool.Rules{
 		"issue_id":           issueIDRule,
 		"test_count":         tool.Range(0, 10_000_000),

@@ -30,7 +30,7 @@ var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
 	Toolset: Toolset,
 	Description: "Persist knowledge for your profile's future runs. Unlike add_learning (issue-scoped, shared), memory is private " +
 		"to the agent's profile and injected into its prompt on every run. The file is replaced atomically.",
-	Profiles: tool.Profiles,
+	Profiles: []string{"worker", "researcher", "judge", "architect", "planner"},
 	Input: tool.Rules{
 		"scope":    tool.Enum("project", "global"),
 		"filename": tool.Field{Pattern: memory.FilenamePattern.String()},

@@ -193,10 +193,11 @@ func TestUpdateMemoryNeedsProfile(t *testing.T) {
 	invalid(w, "update_memory", map[string]any{"scope": "global", "content": "c"}, "filename")
 	invalid(w, "update_memory", map[string]any{"scope": "global", "filename": "x.md"}, "content")
 
-	// A profile that cannot name a directory is refused too.
+	// A profile that cannot name a directory never reaches the tool: no
+	// such profile exists, so it has no tools at all.
 	bad := *k
 	bad.Principal.Profile = "../judge"
-	invalid(&bad, "update_memory", map[string]any{"scope": "global", "filename": "x.md", "content": "c"}, "profile")
+	bad.Fail("update_memory", map[string]any{"scope": "global", "filename": "x.md", "content": "c"}, "ERR_PERMISSION_DENIED")
 
 	// Project scope needs a project: with two and none chosen, say so.
 	k.AddProject("other", "OTH")

@@ -18,12 +18,12 @@ type sendIn struct {
 
 // SendMessage is send_message.
 var SendMessage = tool.New(tool.Definition[sendIn, sentOut]{
-	Name:        "send_message",
-	Event:       "message.sent",
-	Toolset:     Messages,
-	Description: "Send a message to the user or to another agent. The sender is who you are to the server; an unknown recipient is refused with the known names.",
-	Profiles:    tool.Profiles,
-	Annotations: tool.Annotations{SchedulerBlocked: true},
+	Name:         "send_message",
+	Event:        "message.sent",
+	Toolset:      Messages,
+	Description:  "Send a message to the user or to another agent. The sender is who you are to the server; an unknown recipient is refused with the known names. Scheduler sessions may message agents only (3 per session).",
+	Profiles:     tool.Profiles,
+	SchedulerCap: tool.CapMessages,
 	Input: tool.Rules{
 		"to":       tool.Length(1, 128).NonBlank(),
 		"body":     tool.Length(1, 20000).NonBlank(),
@@ -38,6 +38,13 @@ var SendMessage = tool.New(tool.Definition[sendIn, sentOut]{
 			}
 			to = a.Name
 		} else {
+			if c.Principal.SchedulerMode {
+				// Scheduled work talks to agents; only people decide to
+				// interrupt the user.
+				return sentOut{}, baton.Errorf(baton.ErrPermissionDenied, "a scheduler session cannot message the user").
+					WithType("scheduler_blocked").WithDetails("to", baton.User).
+					WithHint("record what the user should see with add_finding or add_comment, or message an agent")
+			}
 			to = baton.User
 		}
 		m := &baton.Message{Project: project(ctx, c), AgentID: c.Principal.Agent, Recipient: to, Role: role(c),

@@ -28,11 +28,12 @@ type createOut struct {
 
 // Create is task_create.
 var Create = tool.New(tool.Definition[createIn, createOut]{
-	Name:        "task_create",
-	Event:       "task.created",
-	Toolset:     Toolset,
-	Description: "Create a new task in the backlog of a project. Returns its id (PREFIX-N) and per-project sequence.",
-	Profiles:    tool.Profiles,
+	Name:         "task_create",
+	Event:        "task.created",
+	Toolset:      Toolset,
+	Description:  "Create a new task in the backlog of a project. Returns its id (PREFIX-N) and per-project sequence.",
+	Profiles:     tool.Profiles,
+	SchedulerCap: tool.CapIssues,
 	Input: tool.Rules{
 		"title":          titleRule,
 		"description":    descriptionRule,
