@@ -44,6 +44,10 @@ type Options struct {
 	// Postgres, a postgres:// URL, runs on a fresh schema of that database
 	// (dropped afterwards) instead of a SQLite file.
 	Postgres string
+	// ReadOnly runs a mix of read-only tools only (get_issue,
+	// get_issue_status, task_list, search_learnings, list_threads,
+	// list_agents), the reads that need no writer.
+	ReadOnly bool
 }
 
 // Project is the project every run works in.
@@ -163,7 +167,7 @@ func seed(ctx context.Context, s baton.Store, agents int) error {
 			return err
 		}
 		words := []string{"sqlite", "retry", "migration", "cache", "lease", "timeout", "schema", "router", "fixture", "token"}
-		for i := range agents * 50 {
+		for i := range agents * itemsPerAgent {
 			it := &baton.Item{Project: Project, Title: fmt.Sprintf("work item %d", i), Status: baton.StatusTodo,
 				Priority: baton.Priority(i % 5), CreatedBy: "bench"}
 			if err := tx.CreateItem(ctx, it); err != nil {
@@ -276,7 +280,8 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 	}
 	agents := make([]*agent, len(sessions))
 	for i, cs := range sessions {
-		agents[i] = &agent{cs: cs, name: fmt.Sprintf("agent-%02d", i), peer: fmt.Sprintf("agent-%02d", (i+1)%o.Agents), record: record}
+		agents[i] = &agent{cs: cs, name: fmt.Sprintf("agent-%02d", i), peer: fmt.Sprintf("agent-%02d", (i+1)%o.Agents), record: record,
+			readOnly: o.ReadOnly, items: o.Agents * itemsPerAgent}
 	}
 	// Every agent reports in before the mix starts, so each is known to
 	// the others (messages to unknown agents are refused).
@@ -327,7 +332,12 @@ type agent struct {
 	name, peer string
 	item       string
 	record     func(string, time.Duration, string)
+	readOnly   bool
+	items      int // seeded items, B-1 to B-items
 }
+
+// itemsPerAgent is how many work items seed makes per agent.
+const itemsPerAgent = 50
 
 func (a *agent) call(ctx context.Context, name string, args map[string]any) map[string]any {
 	start := time.Now()
@@ -350,6 +360,10 @@ func (a *agent) call(ctx context.Context, name string, args map[string]any) map[
 // step is one call of the mix: claim work, read it, record a finding, talk,
 // search, hand the work on.
 func (a *agent) step(ctx context.Context, n int) {
+	if a.readOnly {
+		a.read(ctx, n)
+		return
+	}
 	switch n % 7 {
 	case 0:
 		out := a.call(ctx, "claim_next", map[string]any{"project": Project})
@@ -375,5 +389,24 @@ func (a *agent) step(ctx context.Context, n int) {
 		if a.item != "" {
 			a.call(ctx, "update_issue_status", map[string]any{"issue_id": a.item, "status": "review", "reason": "done in the benchmark"})
 		}
+	}
+}
+
+// read is one call of the read-only mix.
+func (a *agent) read(ctx context.Context, n int) {
+	id := fmt.Sprintf("B-%d", 1+(n*7919+len(a.name)*31)%a.items)
+	switch n % 6 {
+	case 0:
+		a.call(ctx, "get_issue", map[string]any{"issue_id": id})
+	case 1:
+		a.call(ctx, "get_issue_status", map[string]any{"issue_id": id})
+	case 2:
+		a.call(ctx, "task_list", map[string]any{"project": Project, "limit": 10})
+	case 3:
+		a.call(ctx, "search_learnings", map[string]any{"query": []string{"retry", "migration", "lease", "cache"}[n%4], "limit": 10})
+	case 4:
+		a.call(ctx, "list_threads", map[string]any{})
+	case 5:
+		a.call(ctx, "list_agents", map[string]any{})
 	}
 }

@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,30 @@ func TestCallBudget(t *testing.T) {
 	// some of which are skipped when an agent holds no item.
 	if rep.Calls > 30+3 || rep.Errors != 0 {
 		t.Fatalf("%d calls, %d errors", rep.Calls, rep.Errors)
+	}
+}
+
+// TestReadOnlyMix: the read-only mix calls each of its tools and nothing
+// that writes (set_status, which opens each agent's work, aside).
+func TestReadOnlyMix(t *testing.T) {
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 2, Calls: 24, ReadOnly: true, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	if rep.Errors != 0 {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	reads := []string{"get_issue", "get_issue_status", "task_list", "search_learnings", "list_threads", "list_agents"}
+	for _, tool := range reads {
+		if rep.Tools[tool] == nil || rep.Tools[tool].Calls == 0 {
+			t.Errorf("%s missing from the report:\n%s", tool, out.String())
+		}
+	}
+	for tool := range rep.Tools {
+		if tool != "set_status" && !slices.Contains(reads, tool) {
+			t.Errorf("the read-only mix called %s", tool)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -77,6 +78,13 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	}
 	a.started = time.Now()
 	a.bus = events.NewBus()
+	if path := a.Getenv("BATON_CPUPROFILE"); path != "" {
+		// For performance work: the invocation's CPU profile, for
+		// `go tool pprof` (several runs' files can be given at once).
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	root := a.root()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -291,6 +291,7 @@ func (a *App) benchCmd() *cobra.Command {
 	f.IntVar(&o.Calls, "calls", 0, "stop after this many calls in all instead")
 	f.BoolVar(&o.Stdio, "stdio", false, "one `baton mcp` process per agent on one database file")
 	f.IntVar(&cold, "cold-start", 0, "time this many `baton mcp` starts instead")
+	f.BoolVar(&o.ReadOnly, "read-only", false, "a mix of read-only tools only (reads need no writer)")
 	f.StringVar(&o.Postgres, "postgres", "", "run on a fresh schema of this PostgreSQL database (postgres:// URL) instead of SQLite")
 	return cmd
 }

@@ -156,26 +156,21 @@ func (f *Factory) session(ss *mcp.ServerSession) *tool.Session {
 	return s
 }
 
-// validateCalls checks tools/call arguments with baton's validator before
-// the SDK sees them, so a bad call gets baton's envelope (field and rule)
-// instead of the SDK's plain text, and an unknown tool a hint.
+// validateCalls answers a call to an unknown tool with a hint naming the
+// tools, and counts the calls under way for Drain. (Arguments are checked
+// by each tool's handler with baton's validator, so a bad call gets
+// baton's envelope naming the field and the rule.)
 func (f *Factory) validateCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
 		if method != "tools/call" || !ok {
 			return next(ctx, method, req)
 		}
-		t, ok := f.Registry.Get(call.Params.Name)
-		if !ok {
+		if _, ok := f.Registry.Get(call.Params.Name); !ok {
 			e := tool.UnknownTool(call.Params.Name, f.Registry)
 			data, _ := json.Marshal(baton.Envelope{Error: e})
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message + "; " + e.Hint, Data: data}
 		}
-		norm, verr := tool.Validate(t.Spec().InputSchema, call.Params.Arguments)
-		if verr != nil {
-			return tool.ErrorResult(verr), nil
-		}
-		call.Params.Arguments = norm
 		f.inflight.Add(1)
 		defer f.inflight.Done()
 		return next(ctx, method, req)

@@ -45,17 +45,30 @@ func MCPTool(s *Spec) *mcp.Tool {
 	}
 }
 
+// Bind adds the tool through the server's raw AddTool: baton validates the
+// arguments and the output itself, against the very schemas the client
+// sees, so the SDK's typed path would only validate and re-encode
+// everything a second time (and resolve every schema when a server is
+// built, the larger part of a cold start).
 func (t *typed[In, Out]) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
-	mcp.AddTool(s, MCPTool(t.spec), func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		out, err := t.run(ctx, env, who(ctx, req), in)
+	s.AddTool(MCPTool(t.spec), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var raw json.RawMessage
+		if req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		out, err := t.invoke(ctx, env, who(ctx, req), raw)
 		if err != nil {
-			return ErrorResult(err), nil, nil
+			return ErrorResult(err), nil
 		}
-		res := &mcp.CallToolResult{}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return ErrorResult(baton.Errorf(baton.ErrInternal, "%s: encoding the output: %v", t.spec.Name, err)), nil
+		}
+		text := string(b)
 		if t.def.Text != nil {
-			res.Content = []mcp.Content{&mcp.TextContent{Text: t.def.Text(out)}}
+			text = t.def.Text(out)
 		}
-		return res, out, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}, nil
 	})
 }
 

@@ -200,24 +200,30 @@ type typed[In, Out any] struct {
 func (t *typed[In, Out]) Spec() *Spec { return t.spec }
 
 func (t *typed[In, Out]) Invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) Result {
-	// Out of scope is out of scope, whatever the arguments.
-	if err := env.permit(ctx, p, t.spec.Name); err != nil {
-		return failure(err)
-	}
-	norm, verr := Validate(t.spec.InputSchema, raw)
-	if verr != nil {
-		return failure(verr)
-	}
-	var in In
-	if err := json.Unmarshal(norm, &in); err != nil {
-		return failure(baton.Errorf(baton.ErrInvalidInput, "arguments do not fit %s: %v", t.spec.Name, err).
-			WithHint("check the types against the tool's input schema"))
-	}
-	out, err := t.run(ctx, env, p, in)
+	out, err := t.invoke(ctx, env, p, raw)
 	if err != nil {
 		return failure(err)
 	}
 	return Result{Output: out, Text: t.text(out)}
+}
+
+// invoke is every transport's way in: the scope, then the arguments
+// (validated, defaults applied), then the pipeline.
+func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) (out Out, err error) {
+	// Out of scope is out of scope, whatever the arguments.
+	if err := env.permit(ctx, p, t.spec.Name); err != nil {
+		return out, err
+	}
+	norm, verr := Validate(t.spec.InputSchema, raw)
+	if verr != nil {
+		return out, verr
+	}
+	var in In
+	if err := json.Unmarshal(norm, &in); err != nil {
+		return out, baton.Errorf(baton.ErrInvalidInput, "arguments do not fit %s: %v", t.spec.Name, err).
+			WithHint("check the types against the tool's input schema")
+	}
+	return t.run(ctx, env, p, in)
 }
 
 func failure(err error) Result {
