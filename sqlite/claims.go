@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -202,17 +203,24 @@ func (t *tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 		where, args = append(where, "i.kind = ?"), append(args, f.Kind)
 	}
 	// The caller's own assignments first, then unassigned work; items
-	// assigned to someone else are theirs to take.
+	// assigned to someone else are theirs to take. Two queries in that
+	// order, each walking the queue index (project, status, priority,
+	// created_at) and stopping at the first ready item: one query ordered
+	// by "is it mine" would test every todo item of the project and sort.
 	var id string
-	err := t.q.QueryRowContext(ctx, `SELECT i.id FROM items i WHERE `+joinAnd(where)+`
-		AND (i.assignee = '' OR i.assignee = ?)
-		ORDER BY (i.assignee = ?) DESC, i.priority ASC, i.created_at ASC, i.rid ASC LIMIT 1`,
-		append(args, holder, holder)...).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, nil
+	for _, assignee := range []string{holder, ""} {
+		err := t.q.QueryRowContext(ctx, `SELECT i.id FROM items i WHERE `+joinAnd(where)+`
+			AND i.assignee = ? ORDER BY i.priority ASC, i.created_at ASC, i.rid ASC LIMIT 1`,
+			append(slices.Clone(args), assignee)...).Scan(&id)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, err
+		}
 	}
-	if err != nil {
-		return nil, nil, err
+	if id == "" {
+		return nil, nil, nil
 	}
 	c, err := t.Claim(ctx, id, holder, ttl, now)
 	if err != nil {
