@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 )
 
 func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
@@ -18,11 +19,11 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 		return err
 	}
 	if p.CreatedAt.IsZero() {
-		p.CreatedAt = t.now().UTC()
+		p.CreatedAt = t.Now().UTC()
 	}
 	err := t.attempt(ctx, func() error {
-		_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			p.Slug, p.Prefix, p.Name, p.Root, jsonList(uniqueList(p.Tools)), ms(p.CreatedAt))
+		_, err := t.Q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			p.Slug, p.Prefix, p.Name, p.Root, sqlcore.JSONList(uniqueList(p.Tools)), sqlcore.MS(p.CreatedAt))
 		return err
 	})
 	if isUnique(err) {
@@ -34,7 +35,7 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 }
 
 func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
-	p, err := scanProject(t.q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
+	p, err := scanProject(t.Q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.ProjectNotFound(slug)
 	}
@@ -52,15 +53,15 @@ func scanProject(scan func(...any) error) (*baton.Project, error) {
 		return nil, err
 	}
 	var err error
-	if p.Tools, err = parseList(tools); err != nil {
+	if p.Tools, err = sqlcore.ParseList(tools); err != nil {
 		return nil, err
 	}
-	p.CreatedAt = fromMS(created)
+	p.CreatedAt = sqlcore.FromMS(created)
 	return &p, nil
 }
 
 func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug COLLATE "C"`)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug COLLATE "C"`)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		return err
 	}
 	if it.CreatedAt.IsZero() {
-		it.CreatedAt = t.now().UTC()
+		it.CreatedAt = t.Now().UTC()
 	}
 	if it.UpdatedAt.IsZero() {
 		it.UpdatedAt = it.CreatedAt
@@ -102,13 +103,13 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		return err
 	}
 	err = t.attempt(ctx, func() error {
-		_, err := t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
+		_, err := t.Q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
 		assignee, parent_id, progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by,
 		created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
 			it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus,
-			it.CreatedBy, it.UpdatedBy, ms(it.CreatedAt), ms(it.UpdatedAt))
+			it.CreatedBy, it.UpdatedBy, sqlcore.MS(it.CreatedAt), sqlcore.MS(it.UpdatedAt))
 		return err
 	})
 	if isUnique(err) {
@@ -125,7 +126,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 func (t *tx) takeSequence(ctx context.Context, project string) (int64, string, error) {
 	var seq int64
 	var prefix string
-	err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
+	err := t.Q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
 		Scan(&seq, &prefix)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", baton.ProjectNotFound(project)
@@ -142,7 +143,7 @@ func (t *tx) nextID(ctx context.Context, project string) (int64, string, error) 
 		}
 		id := fmt.Sprintf("%s-%d", prefix, seq)
 		var taken bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
+		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
 			return 0, "", err
 		}
 		if !taken {
@@ -173,12 +174,12 @@ func (t *tx) checkParent(ctx context.Context, it *baton.Item) error {
 }
 
 func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
-	if _, err := t.q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
 		return err
 	}
 	pos := 0
 	for _, l := range labels {
-		res, err := t.q.ExecContext(ctx, `INSERT INTO item_labels (item_id, label, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, l, pos)
+		res, err := t.Q.ExecContext(ctx, `INSERT INTO item_labels (item_id, label, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, l, pos)
 		if err != nil {
 			return err
 		}
@@ -206,20 +207,20 @@ func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, er
 	if est.Valid {
 		it.EstimateHours = &est.Float64
 	}
-	it.CreatedAt, it.UpdatedAt = fromMS(created), fromMS(updated)
+	it.CreatedAt, it.UpdatedAt = sqlcore.FromMS(created), sqlcore.FromMS(updated)
 	it.Labels = []string{}
 	return &it, nil
 }
 
 func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
-	it, err := scanItem(t.q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
+	it, err := scanItem(t.Q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.TaskNotFound(id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := t.lapse(ctx, []*baton.Item{it}); err != nil {
+	if err := t.Lapse(ctx, []*baton.Item{it}); err != nil {
 		return nil, err
 	}
 	return it, t.loadLabels(ctx, []*baton.Item{it})
@@ -235,8 +236,8 @@ func (t *tx) loadLabels(ctx context.Context, items []*baton.Item) error {
 		byID[it.ID] = it
 		args[i] = it.ID
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
-		placeholders(len(items))+`) ORDER BY item_id, position`, args...)
+	rows, err := t.Q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
+		sqlcore.Placeholders(len(items))+`) ORDER BY item_id, position`, args...)
 	if err != nil {
 		return err
 	}
@@ -262,14 +263,14 @@ func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 	if err := t.checkParent(ctx, it); err != nil {
 		return err
 	}
-	if err := t.checkClaim(ctx, it); err != nil {
+	if err := t.CheckClaim(ctx, it); err != nil {
 		return err
 	}
-	res, err := t.q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
+	res, err := t.Q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
 		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
 		updated_by = ?, updated_at = ? WHERE id = ?`,
 		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, nullString(it.ParentID), it.Progress,
-		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, ms(it.UpdatedAt), it.ID)
+		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, sqlcore.MS(it.UpdatedAt), it.ID)
 	if err != nil {
 		return err
 	}
@@ -289,10 +290,10 @@ func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 // once none of them is left unfinished; whichever vocabulary finished the
 // last one, the parent follows.
 func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) error {
-	_, err := t.q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
+	_, err := t.Q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
 		updated_at = ? WHERE id = ? AND status = 'blocked' AND resume_status != ''
 		AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))`,
-		ms(now), parentID)
+		sqlcore.MS(now), parentID)
 	return err
 }
 
@@ -320,13 +321,13 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		where, args = append(where, "project = ?"), append(args, f.Project)
 	}
 	if len(f.Statuses) > 0 {
-		where = append(where, "status IN ("+placeholders(len(f.Statuses))+")")
+		where = append(where, "status IN ("+sqlcore.Placeholders(len(f.Statuses))+")")
 		for _, s := range f.Statuses {
 			args = append(args, s)
 		}
 	}
 	if len(f.Priorities) > 0 {
-		where = append(where, "priority IN ("+placeholders(len(f.Priorities))+")")
+		where = append(where, "priority IN ("+sqlcore.Placeholders(len(f.Priorities))+")")
 		for _, p := range f.Priorities {
 			args = append(args, p)
 		}
@@ -338,10 +339,10 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		where, args = append(where, "id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
 	}
 	if f.CreatedAfter != nil {
-		where, args = append(where, "created_at > ?"), append(args, ms(*f.CreatedAfter))
+		where, args = append(where, "created_at > ?"), append(args, sqlcore.MS(*f.CreatedAfter))
 	}
 	if f.CreatedBefore != nil {
-		where, args = append(where, "created_at < ?"), append(args, ms(*f.CreatedBefore))
+		where, args = append(where, "created_at < ?"), append(args, sqlcore.MS(*f.CreatedBefore))
 	}
 	words := searchWords(f.Search)
 	for _, w := range words {
@@ -362,7 +363,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	var page baton.ItemPage
-	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
+	if err := t.Q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
 		return page, err
 	}
 	order := orderBy(f.Sort, f.Descending)
@@ -373,7 +374,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		limit = f.Limit
 	}
 	offset := max(f.Offset, 0)
-	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, limit, offset)...)
 	if err != nil {
 		return page, err
@@ -390,7 +391,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if err := rows.Err(); err != nil {
 		return page, err
 	}
-	if err := t.lapse(ctx, page.Items); err != nil {
+	if err := t.Lapse(ctx, page.Items); err != nil {
 		return page, err
 	}
 	return page, t.loadLabels(ctx, page.Items)
@@ -420,11 +421,11 @@ func orderBy(key baton.ItemSort, desc bool) string {
 }
 
 func (t *tx) Children(ctx context.Context, id string) ([]string, error) {
-	return t.strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
+	return t.Strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
 }
 
 func (t *tx) Dependencies(ctx context.Context, id string) ([]string, error) {
-	return t.strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on COLLATE "C"`, id)
+	return t.Strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on COLLATE "C"`, id)
 }
 
 func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
@@ -442,12 +443,12 @@ func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
 			WithDetails("task_id", id, "depends_on", dependsOn, "cycle", cycle).
 			WithHint("remove one dependency of the cycle first, or depend on another item")
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO item_deps (item_id, depends_on) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, dependsOn)
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO item_deps (item_id, depends_on) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, dependsOn)
 	return err
 }
 
 func (t *tx) RemoveDependency(ctx context.Context, id, dependsOn string) error {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
+	res, err := t.Q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
 	if err != nil {
 		return err
 	}
@@ -490,10 +491,10 @@ func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error)
 
 func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
 	const sep = "\x1f"
-	now := ms(t.now())
+	now := sqlcore.MS(t.Now())
 	// An item a lapsed claim moved to in_progress is back in the queue
 	// already, even before the reaper has written it back to todo.
-	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+`,
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+itemColumns+`,
 		(SELECT string_agg(d.depends_on, chr(31)) FROM item_deps d JOIN items x ON x.id = d.depends_on
 			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
 		(SELECT string_agg(c.id, chr(31)) FROM items c
@@ -521,7 +522,7 @@ func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, erro
 		switch {
 		case holder.Valid && expires.Int64 > now:
 			r.Claim = &baton.Claim{ItemID: it.ID, Holder: holder.String, Token: token.Int64,
-				ClaimedAt: fromMS(claimed.Int64), ExpiresAt: fromMS(expires.Int64)}
+				ClaimedAt: sqlcore.FromMS(claimed.Int64), ExpiresAt: sqlcore.FromMS(expires.Int64)}
 		case holder.Valid && it.Status == baton.StatusInProgress:
 			it.Status = baton.StatusTodo
 			if it.Assignee == holder.String {
@@ -561,10 +562,10 @@ func (t *tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, e
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
 		return nil, err
 	}
-	if _, err := t.q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
 		return nil, err
 	}
 	for _, k := range kids {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 )
 
 // Search ranking of Symphony's search_learnings: 50% text relevance, 30%
@@ -35,7 +36,7 @@ const (
 // normalises like one already on the item is a duplicate; the same pattern
 // on another item is not, since each item records what it taught.
 func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
-	if err := t.activity(ctx, l.ItemID, l.CreatedBy, l.CreatedAt); err != nil {
+	if err := t.Activity(ctx, l.ItemID, l.CreatedBy, l.CreatedAt); err != nil {
 		return err
 	}
 	it, err := t.Item(ctx, l.ItemID)
@@ -53,7 +54,7 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	}
 	normalized := baton.NormalizePattern(l.Pattern)
 	var existing string
-	err = t.q.QueryRowContext(ctx, `SELECT id FROM learnings WHERE item_id = ? AND normalized = ?`, l.ItemID, normalized).
+	err = t.Q.QueryRowContext(ctx, `SELECT id FROM learnings WHERE item_id = ? AND normalized = ?`, l.ItemID, normalized).
 		Scan(&existing)
 	if err == nil {
 		return duplicateLearning(l.ItemID, existing)
@@ -61,12 +62,12 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	id, err := t.nextRecordID(ctx, "learnings", "L")
+	id, err := t.NextRecordID(ctx, "learnings", "L")
 	if err != nil {
 		return err
 	}
 	if l.CreatedAt.IsZero() {
-		l.CreatedAt = t.now().UTC()
+		l.CreatedAt = t.Now().UTC()
 	}
 	if l.AppliesTo == nil {
 		l.AppliesTo = []string{}
@@ -79,11 +80,11 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	// applies_to: its entries joined by spaces, as SQLite's indexes get
 	// them. Under a savepoint, so a duplicate leaves the transaction usable.
 	err = t.attempt(ctx, func() error {
-		_, err := t.q.ExecContext(ctx, `INSERT INTO learnings (id, item_id, project, pattern, normalized, context, applies_to,
+		_, err := t.Q.ExecContext(ctx, `INSERT INTO learnings (id, item_id, project, pattern, normalized, context, applies_to,
 			learning_type, quality_score, verified, created_by, created_at, applies_text)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, l.ItemID, l.Project, l.Pattern, normalized, l.Context, jsonList(l.AppliesTo),
-			l.Type, l.QualityScore, verified, l.CreatedBy, ms(l.CreatedAt), strings.Join(l.AppliesTo, " "))
+			id, l.ItemID, l.Project, l.Pattern, normalized, l.Context, sqlcore.JSONList(l.AppliesTo),
+			l.Type, l.QualityScore, verified, l.CreatedBy, sqlcore.MS(l.CreatedAt), strings.Join(l.AppliesTo, " "))
 		return err
 	})
 	if isUnique(err) {
@@ -131,16 +132,16 @@ func scanLearning(sc interface{ Scan(...any) error }, extra ...any) (*baton.Lear
 		return nil, 0, err
 	}
 	var err error
-	if l.AppliesTo, err = parseList(appliesTo); err != nil {
+	if l.AppliesTo, err = sqlcore.ParseList(appliesTo); err != nil {
 		return nil, 0, fmt.Errorf("learning %s: applies_to: %w", l.ID, err)
 	}
-	l.CreatedAt = fromMS(created)
+	l.CreatedAt = sqlcore.FromMS(created)
 	return &l, rid, nil
 }
 
 // Learnings returns an item's learnings oldest first (none for an unknown item).
 func (t *tx) Learnings(ctx context.Context, itemID string) ([]*baton.Learning, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.item_id = ? ORDER BY l.rid`, itemID)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.item_id = ? ORDER BY l.rid`, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 			break
 		}
 		indexes = learningIndexes[:n+1]
-		rows, err := t.q.QueryContext(ctx, `SELECT l.rid, -ts_rank('{1,1,1,1}', l.`+index.column+`, tq)::float8
+		rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, -ts_rank('{1,1,1,1}', l.`+index.column+`, tq)::float8
 			FROM learnings l CROSS JOIN to_tsquery('`+index.config+`', ?) tq
 			WHERE l.`+index.column+` @@ tq AND `+filter+` ORDER BY 2, l.rid LIMIT ?`,
 			append(append([]any{expr}, fargs...), pool)...)
@@ -290,8 +291,8 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	for _, c := range cands {
 		args = append(args, c.rid)
 	}
-	full, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+`, `+strings.Join(inPattern, " OR ")+`, `+strings.Join(inContext, " OR ")+`
-		FROM learnings l WHERE l.rid IN (`+placeholders(len(cands))+`)`, args...)
+	full, err := t.Q.QueryContext(ctx, `SELECT `+learningColumns+`, `+strings.Join(inPattern, " OR ")+`, `+strings.Join(inContext, " OR ")+`
+		FROM learnings l WHERE l.rid IN (`+sqlcore.Placeholders(len(cands))+`)`, args...)
 	if err != nil {
 		return nil, err
 	}

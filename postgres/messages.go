@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 )
 
 // newUUID is a random (version 4) UUID, the id format of Adjutant's
@@ -32,12 +33,12 @@ func scanMessage(sc interface{ Scan(...any) error }) (*baton.Message, error) {
 		&m.DeliveryStatus, &m.Question, &created); err != nil {
 		return nil, err
 	}
-	m.Metadata, m.CreatedAt = []byte(meta), fromMS(created)
+	m.Metadata, m.CreatedAt = []byte(meta), sqlcore.FromMS(created)
 	return &m, nil
 }
 
 func (t *tx) messages(ctx context.Context, query string, args ...any) ([]*baton.Message, error) {
-	rows, err := t.q.QueryContext(ctx, query, args...)
+	rows, err := t.Q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (t *tx) messages(ctx context.Context, query string, args ...any) ([]*baton.
 func (t *tx) SendMessage(ctx context.Context, m *baton.Message) error {
 	m.ID = newUUID()
 	if m.CreatedAt.IsZero() {
-		m.CreatedAt = t.now()
+		m.CreatedAt = t.Now()
 	}
 	if m.DeliveryStatus == "" {
 		m.DeliveryStatus = baton.DeliveryPending
@@ -65,14 +66,14 @@ func (t *tx) SendMessage(ctx context.Context, m *baton.Message) error {
 	if meta == "" || meta == "null" {
 		meta = "{}"
 	}
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := t.Q.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.Project, m.AgentID, m.Recipient, m.Role, m.Body, m.ThreadID, meta, m.EventType, m.DeliveryStatus, m.Question,
-		ms(m.CreatedAt)); err != nil {
+		sqlcore.MS(m.CreatedAt)); err != nil {
 		return err
 	}
 	// The user's reply in a question's thread answers it.
 	if strings.EqualFold(m.AgentID, baton.User) && m.ThreadID != "" {
-		_, err := t.q.ExecContext(ctx, `UPDATE messages SET question = 'answered' WHERE thread_id = ? AND question = 'open'`, m.ThreadID)
+		_, err := t.Q.ExecContext(ctx, `UPDATE messages SET question = 'answered' WHERE thread_id = ? AND question = 'open'`, m.ThreadID)
 		return err
 	}
 	return nil
@@ -107,9 +108,9 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 		// message seen as beforeId, resume exactly there.
 		if f.BeforeID != "" {
 			where = append(where, "(created_at < ? OR (created_at = ? AND rid < COALESCE((SELECT rid FROM messages WHERE id = ?), 0)))")
-			args = append(args, ms(*f.Before), ms(*f.Before), f.BeforeID)
+			args = append(args, sqlcore.MS(*f.Before), sqlcore.MS(*f.Before), f.BeforeID)
 		} else {
-			where, args = append(where, "created_at < ?"), append(args, ms(*f.Before))
+			where, args = append(where, "created_at < ?"), append(args, sqlcore.MS(*f.Before))
 		}
 	}
 	cond := ""
@@ -134,8 +135,8 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 		}
 	}
 	if len(ids) > 0 {
-		if _, err := t.q.ExecContext(ctx, `UPDATE messages SET delivery_status = 'delivered' WHERE delivery_status = 'pending'
-			AND id IN (`+placeholders(len(ids))+`)`, ids...); err != nil {
+		if _, err := t.Q.ExecContext(ctx, `UPDATE messages SET delivery_status = 'delivered' WHERE delivery_status = 'pending'
+			AND id IN (`+sqlcore.Placeholders(len(ids))+`)`, ids...); err != nil {
 			return nil, err
 		}
 	}
@@ -151,7 +152,7 @@ func (t *tx) Threads(ctx context.Context, project, agentID string) ([]baton.Thre
 		cond, args = cond+" AND (agent_id = ? COLLATE baton_nocase OR recipient = ?)", append(args, agentID, agentID)
 	}
 	// Ids tie-break in byte order, as SQLite compares them.
-	rows, err := t.q.QueryContext(ctx, `SELECT m.thread_id, c.n, m.body, m.created_at, m.agent_id FROM messages m
+	rows, err := t.Q.QueryContext(ctx, `SELECT m.thread_id, c.n, m.body, m.created_at, m.agent_id FROM messages m
 		JOIN (SELECT thread_id, COUNT(*) AS n, MAX(rid) AS last FROM messages WHERE `+cond+` GROUP BY thread_id) c
 		ON m.rid = c.last ORDER BY m.created_at DESC, m.id COLLATE "C" DESC`, args...)
 	if err != nil {
@@ -165,7 +166,7 @@ func (t *tx) Threads(ctx context.Context, project, agentID string) ([]baton.Thre
 		if err := rows.Scan(&th.ThreadID, &th.MessageCount, &th.LatestBody, &at, &th.AgentID); err != nil {
 			return nil, err
 		}
-		th.LatestCreatedAt = fromMS(at)
+		th.LatestCreatedAt = sqlcore.FromMS(at)
 		out = append(out, th)
 	}
 	return out, rows.Err()
@@ -176,7 +177,7 @@ func (t *tx) MarkRead(ctx context.Context, reader, messageID, agentID string) (i
 	var err error
 	if messageID != "" {
 		var recipient string
-		err := t.q.QueryRowContext(ctx, `SELECT recipient FROM messages WHERE id = ?`, messageID).Scan(&recipient)
+		err := t.Q.QueryRowContext(ctx, `SELECT recipient FROM messages WHERE id = ?`, messageID).Scan(&recipient)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, baton.Errorf(baton.ErrNotFound, "message %q does not exist", messageID).
 				WithDetails("messageId", messageID).WithHint("read_messages lists message ids")
@@ -184,13 +185,13 @@ func (t *tx) MarkRead(ctx context.Context, reader, messageID, agentID string) (i
 		if err != nil {
 			return 0, err
 		}
-		res, err = t.q.ExecContext(ctx, `UPDATE messages SET delivery_status = 'read' WHERE id = ? AND recipient = ? AND delivery_status != 'read'`,
+		res, err = t.Q.ExecContext(ctx, `UPDATE messages SET delivery_status = 'read' WHERE id = ? AND recipient = ? AND delivery_status != 'read'`,
 			messageID, reader)
 		if err != nil {
 			return 0, err
 		}
 	} else {
-		res, err = t.q.ExecContext(ctx, `UPDATE messages SET delivery_status = 'read' WHERE agent_id = ? COLLATE baton_nocase AND recipient = ?
+		res, err = t.Q.ExecContext(ctx, `UPDATE messages SET delivery_status = 'read' WHERE agent_id = ? COLLATE baton_nocase AND recipient = ?
 			AND delivery_status != 'read'`, agentID, reader)
 	}
 	if err != nil {
@@ -232,7 +233,7 @@ func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, 
 	// ts_rank sums each word's frequency (as bm25 does) rather than
 	// weighing how close the words stand.
 	var match, rank sql.NullString
-	if err := t.q.QueryRowContext(ctx, `SELECT CASE WHEN bool_and(numnode(q) > 0) THEN string_agg('(' || q::text || ')', ' & ') END,
+	if err := t.Q.QueryRowContext(ctx, `SELECT CASE WHEN bool_and(numnode(q) > 0) THEN string_agg('(' || q::text || ')', ' & ') END,
 		CASE WHEN bool_and(numnode(q) > 0) THEN string_agg('(' || q::text || ')', ' | ') END
 		FROM (SELECT to_tsquery('baton_simple', w) AS q FROM unnest(?::text[]) AS w) words`, phrases).Scan(&match, &rank); err != nil {
 		return nil, err
@@ -261,10 +262,10 @@ func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, 
 func (t *tx) CreateProposal(ctx context.Context, p *baton.Proposal) error {
 	p.ID, p.Status = newUUID(), "pending"
 	if p.CreatedAt.IsZero() {
-		p.CreatedAt = t.now()
+		p.CreatedAt = t.Now()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO proposals (id, project, author, title, description, type, status, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Project, p.Author, p.Title, p.Description, p.Type, p.Status, ms(p.CreatedAt))
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO proposals (id, project, author, title, description, type, status, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.Project, p.Author, p.Title, p.Description, p.Type, p.Status, sqlcore.MS(p.CreatedAt))
 	return err
 }
 
@@ -279,7 +280,7 @@ func (t *tx) Proposals(ctx context.Context, project, status, typ string) ([]*bat
 }
 
 func (t *tx) proposals(ctx context.Context, where string, args ...any) ([]*baton.Proposal, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT id, project, author, title, description, type, status, created_at FROM proposals `+where, args...)
+	rows, err := t.Q.QueryContext(ctx, `SELECT id, project, author, title, description, type, status, created_at FROM proposals `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +292,7 @@ func (t *tx) proposals(ctx context.Context, where string, args ...any) ([]*baton
 		if err := rows.Scan(&p.ID, &p.Project, &p.Author, &p.Title, &p.Description, &p.Type, &p.Status, &at); err != nil {
 			return nil, err
 		}
-		p.CreatedAt = fromMS(at)
+		p.CreatedAt = sqlcore.FromMS(at)
 		out = append(out, &p)
 	}
 	return out, rows.Err()
@@ -311,7 +312,7 @@ func (t *tx) DecideProposal(ctx context.Context, id, status string) (*baton.Prop
 		return nil, baton.Errorf(baton.ErrConflict, "proposal %s is already %s", id, p.Status).
 			WithDetails("id", id, "status", p.Status).WithHint("only pending proposals are accepted or dismissed")
 	}
-	if _, err := t.q.ExecContext(ctx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `UPDATE proposals SET status = ? WHERE id = ?`, status, id); err != nil {
 		return nil, err
 	}
 	p.Status = status
@@ -322,8 +323,8 @@ func (t *tx) SeeAgent(ctx context.Context, name string, at time.Time) error {
 	if strings.EqualFold(name, baton.User) {
 		return nil // the human is the user, never one of the agents
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO agents (name, first_seen, last_seen) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET last_seen = GREATEST(agents.last_seen, excluded.last_seen)`, name, ms(at), ms(at))
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO agents (name, first_seen, last_seen) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET last_seen = GREATEST(agents.last_seen, excluded.last_seen)`, name, sqlcore.MS(at), sqlcore.MS(at))
 	return err
 }
 
@@ -340,14 +341,14 @@ func scanAgent(sc interface{ Scan(...any) error }) (*baton.AgentState, error) {
 	if err := sc.Scan(&a.Name, &a.Status, &a.Task, &a.BeadID, &a.Progress, &a.ProgressTask, &a.ProgressDescription, &first, &last); err != nil {
 		return nil, err
 	}
-	a.FirstSeen, a.LastSeen = fromMS(first), fromMS(last)
+	a.FirstSeen, a.LastSeen = sqlcore.FromMS(first), sqlcore.FromMS(last)
 	return &a, nil
 }
 
 func (t *tx) Agent(ctx context.Context, name string) (*baton.AgentState, error) {
-	a, err := scanAgent(t.q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE name = ?`, name))
+	a, err := scanAgent(t.Q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		known, err := t.strings(ctx, `SELECT name FROM agents `+agentOrder)
+		known, err := t.Strings(ctx, `SELECT name FROM agents `+agentOrder)
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +360,7 @@ func (t *tx) Agent(ctx context.Context, name string) (*baton.AgentState, error) 
 }
 
 func (t *tx) Agents(ctx context.Context) ([]*baton.AgentState, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents `+agentOrder)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents `+agentOrder)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +380,7 @@ func (t *tx) SetAgentStatus(ctx context.Context, s *baton.AgentState) error {
 	if err := t.SeeAgent(ctx, s.Name, s.LastSeen); err != nil {
 		return err
 	}
-	_, err := t.q.ExecContext(ctx, `UPDATE agents SET status = ?, task = ?, bead_id = ? WHERE name = ?`, s.Status, s.Task, s.BeadID, s.Name)
+	_, err := t.Q.ExecContext(ctx, `UPDATE agents SET status = ?, task = ?, bead_id = ? WHERE name = ?`, s.Status, s.Task, s.BeadID, s.Name)
 	return err
 }
 
@@ -387,7 +388,7 @@ func (t *tx) SetAgentProgress(ctx context.Context, s *baton.AgentState) error {
 	if err := t.SeeAgent(ctx, s.Name, s.LastSeen); err != nil {
 		return err
 	}
-	_, err := t.q.ExecContext(ctx, `UPDATE agents SET progress = ?, progress_task = ?, progress_description = ? WHERE name = ?`,
+	_, err := t.Q.ExecContext(ctx, `UPDATE agents SET progress = ?, progress_task = ?, progress_description = ? WHERE name = ?`,
 		s.Progress, s.ProgressTask, s.ProgressDescription, s.Name)
 	return err
 }

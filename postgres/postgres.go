@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -234,7 +235,7 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
 		return err
 	}
-	if err := fn(&tx{q: rebound{t}, now: s.clock, channel: s.channel}); err != nil {
+	if err := fn(s.newTx(t)); err != nil {
 		return err
 	}
 	return t.Commit()
@@ -250,7 +251,7 @@ func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
 		return err
 	}
 	defer t.Rollback()
-	if err := fn(&tx{q: rebound{t}, now: s.clock, channel: s.channel}); err != nil {
+	if err := fn(s.newTx(t)); err != nil {
 		return err
 	}
 	return t.Rollback()
@@ -312,25 +313,46 @@ func (s *Store) Schema() string { return s.schema }
 // DB is the connection pool, for tests that inspect or tamper with rows.
 func (s *Store) DB() *sql.DB { return s.db }
 
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
+// tx is one PostgreSQL transaction: the shared code in sqlcore.Tx plus the
+// methods whose SQL is PostgreSQL's own (full-text search, items,
+// messages...).
 type tx struct {
-	q       querier
-	now     baton.Clock
+	sqlcore.Tx
 	channel string // where AppendEvent notifies other replicas
-	// opened are the audit sessions this transaction started: the call
-	// that opens a session is not one of its records.
-	opened map[string]bool
-	sp     int // savepoints taken, for unique names
+	sp      int    // savepoints taken, for unique names
 }
 
-func ms(t time.Time) int64 { return t.UnixMilli() }
+// newTx wraps a database transaction; its queries use ? placeholders.
+func (s *Store) newTx(q sqlcore.Querier) *tx {
+	t := &tx{channel: s.channel}
+	t.Tx = sqlcore.Tx{Q: rebound{q}, Now: s.clock, D: dialect{t}, Self: t}
+	return t
+}
 
-func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+// dialect is how PostgreSQL says what sqlcore leaves to each store.
+type dialect struct{ t *tx }
+
+func (dialect) IsUnique(err error) bool { return isUnique(err) }
+
+// Attempt runs fn under a savepoint (see tx.attempt).
+func (d dialect) Attempt(ctx context.Context, fn func() error) error { return d.t.attempt(ctx, fn) }
+
+// NoLimit is NULL: PostgreSQL refuses a negative LIMIT.
+func (dialect) NoLimit() any { return nil }
+
+// ByteOrder collates expr as "C": byte order, as SQLite's BINARY, whatever
+// the database's locale.
+func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
+
+// EventAppended notifies the other replicas of the project's new event.
+// NOTIFY is transactional: listeners hear it only if the call commits, and
+// PostgreSQL folds identical payloads of one transaction into one. The
+// payload is the project alone (far below the 8000-byte limit); listeners
+// read the rows themselves.
+func (d dialect) EventAppended(ctx context.Context, e *baton.Event) error {
+	_, err := d.t.Q.ExecContext(ctx, `SELECT pg_notify(?, ?)`, d.t.channel, e.Project)
+	return err
+}
 
 // pgCode is the SQLSTATE of a PostgreSQL error, or "".
 func pgCode(err error) string {
@@ -352,16 +374,16 @@ func isForeignKey(err error) bool { return pgCode(err) == "23503" }
 func (t *tx) attempt(ctx context.Context, fn func() error) error {
 	t.sp++
 	name := fmt.Sprintf("baton_sp%d", t.sp)
-	if _, err := t.q.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+	if _, err := t.Q.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return err
 	}
 	if err := fn(); err != nil {
-		if _, rerr := t.q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rerr != nil {
+		if _, rerr := t.Q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rerr != nil {
 			return errors.Join(err, rerr)
 		}
 		return err
 	}
-	_, err := t.q.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
+	_, err := t.Q.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 )
 
 const profileColumns = `name, extends, allowed_tools, disallowed_tools, skills, description, updated_at`
@@ -20,21 +21,21 @@ func scanProfile(scan func(...any) error) (*baton.Profile, error) {
 		return nil, err
 	}
 	var err error
-	if p.AllowedTools, err = parseList(allowed); err != nil {
+	if p.AllowedTools, err = sqlcore.ParseList(allowed); err != nil {
 		return nil, err
 	}
-	if p.DisallowedTools, err = parseList(disallowed); err != nil {
+	if p.DisallowedTools, err = sqlcore.ParseList(disallowed); err != nil {
 		return nil, err
 	}
-	if p.Skills, err = parseList(skills); err != nil {
+	if p.Skills, err = sqlcore.ParseList(skills); err != nil {
 		return nil, err
 	}
-	p.UpdatedAt = fromMS(updated)
+	p.UpdatedAt = sqlcore.FromMS(updated)
 	return &p, nil
 }
 
 func (t *tx) Profile(ctx context.Context, name string) (*baton.Profile, error) {
-	p, err := scanProfile(t.q.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM profiles WHERE name = ?`, name).Scan)
+	p, err := scanProfile(t.Q.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM profiles WHERE name = ?`, name).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		if baton.IsBuiltinProfile(name) {
 			return &baton.Profile{Name: name}, nil
@@ -45,7 +46,7 @@ func (t *tx) Profile(ctx context.Context, name string) (*baton.Profile, error) {
 }
 
 func (t *tx) Profiles(ctx context.Context) ([]*baton.Profile, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY name`)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -66,19 +67,19 @@ func (t *tx) PutProfile(ctx context.Context, p *baton.Profile) error {
 		return err
 	}
 	if p.UpdatedAt.IsZero() {
-		p.UpdatedAt = t.now().UTC()
+		p.UpdatedAt = t.Now().UTC()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO profiles (`+profileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO profiles (`+profileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET extends = excluded.extends, allowed_tools = excluded.allowed_tools,
 		disallowed_tools = excluded.disallowed_tools, skills = excluded.skills, description = excluded.description,
 		updated_at = excluded.updated_at`,
-		p.Name, p.Extends, jsonList(p.AllowedTools), jsonList(p.DisallowedTools), jsonList(p.Skills), p.Description,
-		ms(p.UpdatedAt))
+		p.Name, p.Extends, sqlcore.JSONList(p.AllowedTools), sqlcore.JSONList(p.DisallowedTools), sqlcore.JSONList(p.Skills), p.Description,
+		sqlcore.MS(p.UpdatedAt))
 	return err
 }
 
 func (t *tx) DeleteProfile(ctx context.Context, name string) error {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM profiles WHERE name = ?`, name)
+	res, err := t.Q.ExecContext(ctx, `DELETE FROM profiles WHERE name = ?`, name)
 	if err != nil {
 		return err
 	}
@@ -100,9 +101,9 @@ func scanToken(scan func(...any) error) (*baton.AgentToken, error) {
 	if err := scan(&tok.ID, &tok.Agent, &tok.Profile, &tok.Project, &tok.Scheduler, &tok.Hash, &created, &revoked); err != nil {
 		return nil, err
 	}
-	tok.CreatedAt = fromMS(created)
+	tok.CreatedAt = sqlcore.FromMS(created)
 	if revoked.Valid {
-		at := fromMS(revoked.Int64)
+		at := sqlcore.FromMS(revoked.Int64)
 		tok.RevokedAt = &at
 	}
 	return &tok, nil
@@ -110,14 +111,14 @@ func scanToken(scan func(...any) error) (*baton.AgentToken, error) {
 
 func (t *tx) CreateToken(ctx context.Context, tok *baton.AgentToken) error {
 	if tok.CreatedAt.IsZero() {
-		tok.CreatedAt = t.now().UTC()
+		tok.CreatedAt = t.Now().UTC()
 	}
 	var revoked any
 	if tok.RevokedAt != nil {
-		revoked = ms(*tok.RevokedAt)
+		revoked = sqlcore.MS(*tok.RevokedAt)
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO agent_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		tok.ID, tok.Agent, tok.Profile, tok.Project, tok.Scheduler, tok.Hash, ms(tok.CreatedAt), revoked)
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO agent_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		tok.ID, tok.Agent, tok.Profile, tok.Project, tok.Scheduler, tok.Hash, sqlcore.MS(tok.CreatedAt), revoked)
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "a token with id %q or the same hash already exists", tok.ID).
 			WithType("duplicate").WithDetails("token_id", tok.ID).
@@ -127,7 +128,7 @@ func (t *tx) CreateToken(ctx context.Context, tok *baton.AgentToken) error {
 }
 
 func (t *tx) TokenByHash(ctx context.Context, hash string) (*baton.AgentToken, error) {
-	tok, err := scanToken(t.q.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens WHERE hash = ?`, hash).Scan)
+	tok, err := scanToken(t.Q.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens WHERE hash = ?`, hash).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.Errorf(baton.ErrNotFound, "no agent token matches").
 			WithHint("check the bearer token, or issue one with `baton agent create`")
@@ -136,7 +137,7 @@ func (t *tx) TokenByHash(ctx context.Context, hash string) (*baton.AgentToken, e
 }
 
 func (t *tx) Tokens(ctx context.Context) ([]*baton.AgentToken, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens ORDER BY created_at, id`)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +156,8 @@ func (t *tx) Tokens(ctx context.Context) ([]*baton.AgentToken, error) {
 // RevokeTokens compares who with the agent column under its NOCASE
 // collation, as agent names compare everywhere.
 func (t *tx) RevokeTokens(ctx context.Context, who string, at time.Time) (int, error) {
-	res, err := t.q.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = ? WHERE revoked_at IS NULL AND (id = ? OR agent = ?)`,
-		ms(at), who, who)
+	res, err := t.Q.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = ? WHERE revoked_at IS NULL AND (id = ? OR agent = ?)`,
+		sqlcore.MS(at), who, who)
 	if err != nil {
 		return 0, err
 	}
@@ -165,7 +166,7 @@ func (t *tx) RevokeTokens(ctx context.Context, who string, at time.Time) (int, e
 }
 
 func (t *tx) SetProjectTools(ctx context.Context, slug string, tools []string) error {
-	res, err := t.q.ExecContext(ctx, `UPDATE projects SET tools = ? WHERE slug = ?`, jsonList(uniqueList(tools)), slug)
+	res, err := t.Q.ExecContext(ctx, `UPDATE projects SET tools = ? WHERE slug = ?`, sqlcore.JSONList(uniqueList(tools)), slug)
 	if err != nil {
 		return err
 	}

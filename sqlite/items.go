@@ -11,27 +11,42 @@ import (
 	"unicode"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
+// tx is one SQLite transaction: the shared code in sqlcore.Tx plus the
+// methods whose SQL is SQLite's own (full-text search, items, messages...).
 type tx struct {
-	q   querier
-	now baton.Clock
-	// opened are the audit sessions this transaction started: the call
-	// that opens a session is not one of its records.
-	opened map[string]bool
+	sqlcore.Tx
 }
 
-func ms(t time.Time) int64 { return t.UnixMilli() }
+// newTx wraps a database transaction whose clock is now.
+func newTx(q sqlcore.Querier, now baton.Clock) *tx {
+	t := &tx{}
+	t.Tx = sqlcore.Tx{Q: q, Now: now, D: dialect{}, Self: t}
+	return t
+}
 
-func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+// dialect is how SQLite says what sqlcore leaves to each store.
+type dialect struct{}
+
+func (dialect) IsUnique(err error) bool { return isUnique(err) }
+
+// Attempt just runs fn: a failed statement does not abort a SQLite
+// transaction.
+func (dialect) Attempt(_ context.Context, fn func() error) error { return fn() }
+
+// NoLimit is -1: SQLite reads a negative LIMIT as none.
+func (dialect) NoLimit() any { return -1 }
+
+// ByteOrder is expr itself: SQLite's default collation, BINARY, compares bytes.
+func (dialect) ByteOrder(expr string) string { return expr }
+
+// EventAppended does nothing: a SQLite file has no other replicas to
+// notify.
+func (dialect) EventAppended(context.Context, *baton.Event) error { return nil }
 
 func isUnique(err error) bool {
 	var se *msqlite.Error
@@ -43,10 +58,10 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 		return err
 	}
 	if p.CreatedAt.IsZero() {
-		p.CreatedAt = t.now().UTC()
+		p.CreatedAt = t.Now().UTC()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		p.Slug, p.Prefix, p.Name, p.Root, jsonList(uniqueList(p.Tools)), ms(p.CreatedAt))
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		p.Slug, p.Prefix, p.Name, p.Root, sqlcore.JSONList(uniqueList(p.Tools)), sqlcore.MS(p.CreatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "a project with slug %q or prefix %q already exists", p.Slug, p.Prefix).
 			WithType("duplicate").WithDetails("project", p.Slug, "prefix", p.Prefix).
@@ -56,7 +71,7 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 }
 
 func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
-	p, err := scanProject(t.q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
+	p, err := scanProject(t.Q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.ProjectNotFound(slug)
 	}
@@ -74,15 +89,15 @@ func scanProject(scan func(...any) error) (*baton.Project, error) {
 		return nil, err
 	}
 	var err error
-	if p.Tools, err = parseList(tools); err != nil {
+	if p.Tools, err = sqlcore.ParseList(tools); err != nil {
 		return nil, err
 	}
-	p.CreatedAt = fromMS(created)
+	p.CreatedAt = sqlcore.FromMS(created)
 	return &p, nil
 }
 
 func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug`)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug`)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +124,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		return err
 	}
 	if it.CreatedAt.IsZero() {
-		it.CreatedAt = t.now().UTC()
+		it.CreatedAt = t.Now().UTC()
 	}
 	if it.UpdatedAt.IsZero() {
 		it.UpdatedAt = it.CreatedAt
@@ -123,13 +138,13 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 	if err := t.checkParent(ctx, it); err != nil {
 		return err
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
+	_, err = t.Q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
 		assignee, parent_id, progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by,
 		created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
 		it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus,
-		it.CreatedBy, it.UpdatedBy, ms(it.CreatedAt), ms(it.UpdatedAt))
+		it.CreatedBy, it.UpdatedBy, sqlcore.MS(it.CreatedAt), sqlcore.MS(it.UpdatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "an item with id %q already exists", it.ID).
 			WithType("duplicate").WithDetails("id", it.ID).WithHint("choose another id, or omit it to get the next one")
@@ -144,7 +159,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 func (t *tx) takeSequence(ctx context.Context, project string) (int64, string, error) {
 	var seq int64
 	var prefix string
-	err := t.q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
+	err := t.Q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
 		Scan(&seq, &prefix)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", baton.ProjectNotFound(project)
@@ -161,7 +176,7 @@ func (t *tx) nextID(ctx context.Context, project string) (int64, string, error) 
 		}
 		id := fmt.Sprintf("%s-%d", prefix, seq)
 		var taken bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
+		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
 			return 0, "", err
 		}
 		if !taken {
@@ -199,12 +214,12 @@ func nullString(s string) any {
 }
 
 func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
-	if _, err := t.q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
 		return err
 	}
 	pos := 0
 	for _, l := range labels {
-		res, err := t.q.ExecContext(ctx, `INSERT OR IGNORE INTO item_labels (item_id, label, position) VALUES (?, ?, ?)`, id, l, pos)
+		res, err := t.Q.ExecContext(ctx, `INSERT OR IGNORE INTO item_labels (item_id, label, position) VALUES (?, ?, ?)`, id, l, pos)
 		if err != nil {
 			return err
 		}
@@ -232,20 +247,20 @@ func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, er
 	if est.Valid {
 		it.EstimateHours = &est.Float64
 	}
-	it.CreatedAt, it.UpdatedAt = fromMS(created), fromMS(updated)
+	it.CreatedAt, it.UpdatedAt = sqlcore.FromMS(created), sqlcore.FromMS(updated)
 	it.Labels = []string{}
 	return &it, nil
 }
 
 func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
-	it, err := scanItem(t.q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
+	it, err := scanItem(t.Q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.TaskNotFound(id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := t.lapse(ctx, []*baton.Item{it}); err != nil {
+	if err := t.Lapse(ctx, []*baton.Item{it}); err != nil {
 		return nil, err
 	}
 	return it, t.loadLabels(ctx, []*baton.Item{it})
@@ -261,8 +276,8 @@ func (t *tx) loadLabels(ctx context.Context, items []*baton.Item) error {
 		byID[it.ID] = it
 		args[i] = it.ID
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
-		placeholders(len(items))+`) ORDER BY item_id, position`, args...)
+	rows, err := t.Q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
+		sqlcore.Placeholders(len(items))+`) ORDER BY item_id, position`, args...)
 	if err != nil {
 		return err
 	}
@@ -277,10 +292,6 @@ func (t *tx) loadLabels(ctx context.Context, items []*baton.Item) error {
 	return rows.Err()
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
 // UpdateItem also enforces claims (see checkClaim). A resume status means
 // something only while the item is blocked by its sub-tasks: any other
 // status drops it, so a later block by a person is not lifted when old
@@ -292,14 +303,14 @@ func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 	if err := t.checkParent(ctx, it); err != nil {
 		return err
 	}
-	if err := t.checkClaim(ctx, it); err != nil {
+	if err := t.CheckClaim(ctx, it); err != nil {
 		return err
 	}
-	res, err := t.q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
+	res, err := t.Q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
 		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
 		updated_by = ?, updated_at = ? WHERE id = ?`,
 		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, nullString(it.ParentID), it.Progress,
-		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, ms(it.UpdatedAt), it.ID)
+		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, sqlcore.MS(it.UpdatedAt), it.ID)
 	if err != nil {
 		return err
 	}
@@ -319,10 +330,10 @@ func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 // once none of them is left unfinished; whichever vocabulary finished the
 // last one, the parent follows.
 func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) error {
-	_, err := t.q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
+	_, err := t.Q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
 		updated_at = ? WHERE id = ? AND status = 'blocked' AND resume_status != ''
 		AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))`,
-		ms(now), parentID)
+		sqlcore.MS(now), parentID)
 	return err
 }
 
@@ -344,13 +355,13 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		where, args = append(where, "project = ?"), append(args, f.Project)
 	}
 	if len(f.Statuses) > 0 {
-		where = append(where, "status IN ("+placeholders(len(f.Statuses))+")")
+		where = append(where, "status IN ("+sqlcore.Placeholders(len(f.Statuses))+")")
 		for _, s := range f.Statuses {
 			args = append(args, s)
 		}
 	}
 	if len(f.Priorities) > 0 {
-		where = append(where, "priority IN ("+placeholders(len(f.Priorities))+")")
+		where = append(where, "priority IN ("+sqlcore.Placeholders(len(f.Priorities))+")")
 		for _, p := range f.Priorities {
 			args = append(args, p)
 		}
@@ -362,10 +373,10 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		where, args = append(where, "id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
 	}
 	if f.CreatedAfter != nil {
-		where, args = append(where, "created_at > ?"), append(args, ms(*f.CreatedAfter))
+		where, args = append(where, "created_at > ?"), append(args, sqlcore.MS(*f.CreatedAfter))
 	}
 	if f.CreatedBefore != nil {
-		where, args = append(where, "created_at < ?"), append(args, ms(*f.CreatedBefore))
+		where, args = append(where, "created_at < ?"), append(args, sqlcore.MS(*f.CreatedBefore))
 	}
 	words := searchWords(f.Search)
 	for _, w := range words {
@@ -381,7 +392,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	var page baton.ItemPage
-	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
+	if err := t.Q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
 		return page, err
 	}
 	order := orderBy(f.Sort, f.Descending)
@@ -389,7 +400,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, limit, f.Offset)...)
 	if err != nil {
 		return page, err
@@ -406,7 +417,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if err := rows.Err(); err != nil {
 		return page, err
 	}
-	if err := t.lapse(ctx, page.Items); err != nil {
+	if err := t.Lapse(ctx, page.Items); err != nil {
 		return page, err
 	}
 	return page, t.loadLabels(ctx, page.Items)
@@ -436,28 +447,11 @@ func orderBy(key baton.ItemSort, desc bool) string {
 }
 
 func (t *tx) Children(ctx context.Context, id string) ([]string, error) {
-	return t.strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
+	return t.Strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
 }
 
 func (t *tx) Dependencies(ctx context.Context, id string) ([]string, error) {
-	return t.strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on`, id)
-}
-
-func (t *tx) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := t.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return t.Strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on`, id)
 }
 
 func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
@@ -475,12 +469,12 @@ func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
 			WithDetails("task_id", id, "depends_on", dependsOn, "cycle", cycle).
 			WithHint("remove one dependency of the cycle first, or depend on another item")
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT OR IGNORE INTO item_deps (item_id, depends_on) VALUES (?, ?)`, id, dependsOn)
+	_, err := t.Q.ExecContext(ctx, `INSERT OR IGNORE INTO item_deps (item_id, depends_on) VALUES (?, ?)`, id, dependsOn)
 	return err
 }
 
 func (t *tx) RemoveDependency(ctx context.Context, id, dependsOn string) error {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
+	res, err := t.Q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
 	if err != nil {
 		return err
 	}
@@ -523,10 +517,10 @@ func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error)
 
 func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
 	const sep = "\x1f"
-	now := ms(t.now())
+	now := sqlcore.MS(t.Now())
 	// An item a lapsed claim moved to in_progress is back in the queue
 	// already, even before the reaper has written it back to todo.
-	rows, err := t.q.QueryContext(ctx, `SELECT `+itemColumns+`,
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+itemColumns+`,
 		(SELECT group_concat(d.depends_on, char(31)) FROM item_deps d JOIN items x ON x.id = d.depends_on
 			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
 		(SELECT group_concat(c.id, char(31)) FROM items c
@@ -554,7 +548,7 @@ func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, erro
 		switch {
 		case holder.Valid && expires.Int64 > now:
 			r.Claim = &baton.Claim{ItemID: it.ID, Holder: holder.String, Token: token.Int64,
-				ClaimedAt: fromMS(claimed.Int64), ExpiresAt: fromMS(expires.Int64)}
+				ClaimedAt: sqlcore.FromMS(claimed.Int64), ExpiresAt: sqlcore.FromMS(expires.Int64)}
 		case holder.Valid && it.Status == baton.StatusInProgress:
 			it.Status = baton.StatusTodo
 			if it.Assignee == holder.String {
@@ -594,10 +588,10 @@ func (t *tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, e
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
 		return nil, err
 	}
-	if _, err := t.q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
 		return nil, err
 	}
 	for _, k := range kids {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 )
 
 // Search ranking of Symphony's search_learnings: 50% BM25, 30% field
@@ -34,7 +35,7 @@ const (
 // normalises like one already on the item is a duplicate; the same pattern
 // on another item is not, since each item records what it taught.
 func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
-	if err := t.activity(ctx, l.ItemID, l.CreatedBy, l.CreatedAt); err != nil {
+	if err := t.Activity(ctx, l.ItemID, l.CreatedBy, l.CreatedAt); err != nil {
 		return err
 	}
 	it, err := t.Item(ctx, l.ItemID)
@@ -52,7 +53,7 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	}
 	normalized := baton.NormalizePattern(l.Pattern)
 	var existing string
-	err = t.q.QueryRowContext(ctx, `SELECT id FROM learnings WHERE item_id = ? AND normalized = ?`, l.ItemID, normalized).
+	err = t.Q.QueryRowContext(ctx, `SELECT id FROM learnings WHERE item_id = ? AND normalized = ?`, l.ItemID, normalized).
 		Scan(&existing)
 	if err == nil {
 		return duplicateLearning(l.ItemID, existing)
@@ -60,22 +61,22 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	id, err := t.nextRecordID(ctx, "learnings", "L")
+	id, err := t.NextRecordID(ctx, "learnings", "L")
 	if err != nil {
 		return err
 	}
 	if l.CreatedAt.IsZero() {
-		l.CreatedAt = t.now().UTC()
+		l.CreatedAt = t.Now().UTC()
 	}
 	if l.AppliesTo == nil {
 		l.AppliesTo = []string{}
 	}
 	var rid int64
-	err = t.q.QueryRowContext(ctx, `INSERT INTO learnings (id, item_id, project, pattern, normalized, context, applies_to,
+	err = t.Q.QueryRowContext(ctx, `INSERT INTO learnings (id, item_id, project, pattern, normalized, context, applies_to,
 		learning_type, quality_score, verified, created_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
-		id, l.ItemID, l.Project, l.Pattern, normalized, l.Context, jsonList(l.AppliesTo),
-		l.Type, l.QualityScore, l.Verified, l.CreatedBy, ms(l.CreatedAt)).Scan(&rid)
+		id, l.ItemID, l.Project, l.Pattern, normalized, l.Context, sqlcore.JSONList(l.AppliesTo),
+		l.Type, l.QualityScore, l.Verified, l.CreatedBy, sqlcore.MS(l.CreatedAt)).Scan(&rid)
 	if isUnique(err) {
 		// The check above runs in this write transaction, so only a race
 		// the single writer rules out could land here; answer the same way.
@@ -87,7 +88,7 @@ func (t *tx) AddLearning(ctx context.Context, l *baton.Learning) error {
 	// Both indexes are contentless: they keep only the index, keyed by the
 	// learning's rid, so search joins back to learnings for the text.
 	for _, index := range learningIndexes {
-		if _, err := t.q.ExecContext(ctx, `INSERT INTO `+index+` (rowid, pattern, context, applies_to) VALUES (?, ?, ?, ?)`,
+		if _, err := t.Q.ExecContext(ctx, `INSERT INTO `+index+` (rowid, pattern, context, applies_to) VALUES (?, ?, ?, ?)`,
 			rid, l.Pattern, l.Context, strings.Join(l.AppliesTo, " ")); err != nil {
 			return err
 		}
@@ -126,16 +127,16 @@ func scanLearning(sc interface{ Scan(...any) error }, extra ...any) (*baton.Lear
 		return nil, 0, err
 	}
 	var err error
-	if l.AppliesTo, err = parseList(appliesTo); err != nil {
+	if l.AppliesTo, err = sqlcore.ParseList(appliesTo); err != nil {
 		return nil, 0, fmt.Errorf("learning %s: applies_to: %w", l.ID, err)
 	}
-	l.CreatedAt = fromMS(created)
+	l.CreatedAt = sqlcore.FromMS(created)
 	return &l, rid, nil
 }
 
 // Learnings returns an item's learnings oldest first (none for an unknown item).
 func (t *tx) Learnings(ctx context.Context, itemID string) ([]*baton.Learning, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.item_id = ? ORDER BY l.rid`, itemID)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.item_id = ? ORDER BY l.rid`, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		// CROSS JOIN keeps the full-text match as the outer loop: left to
 		// itself the planner may walk every learning of the project and
 		// probe the index for each.
-		rows, err := t.q.QueryContext(ctx, `SELECT l.rid, bm25(`+index+`)
+		rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, bm25(`+index+`)
 			FROM `+index+` CROSS JOIN learnings l ON l.rid = `+index+`.rowid
 			WHERE `+index+` MATCH ? AND `+filter+` ORDER BY 2 LIMIT ?`, append(append([]any{expr}, fargs...), pool)...)
 		if err != nil {
@@ -268,7 +269,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		if !slices.Contains(indexes, f.index) {
 			continue
 		}
-		hits, err := t.q.QueryContext(ctx, `SELECT rowid FROM `+f.index+` WHERE `+f.index+` MATCH ?`,
+		hits, err := t.Q.QueryContext(ctx, `SELECT rowid FROM `+f.index+` WHERE `+f.index+` MATCH ?`,
 			"{"+f.column+"} : ("+expr+")")
 		if err != nil {
 			return nil, err
@@ -288,7 +289,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 			return nil, err
 		}
 	}
-	full, err := t.q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.rid IN (`+placeholders(len(ids))+`)`, ids...)
+	full, err := t.Q.QueryContext(ctx, `SELECT `+learningColumns+` FROM learnings l WHERE l.rid IN (`+sqlcore.Placeholders(len(ids))+`)`, ids...)
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func (s *Store) run(ctx context.Context, db *sql.DB, readOnly bool, fn func(bato
 	// Rollback after Commit is a no-op; deferring it means no path, panics
 	// included, leaves the single writer connection inside a transaction.
 	defer t.Rollback()
-	if err := fn(&tx{q: t, now: s.clock}); err != nil {
+	if err := fn(newTx(t, s.clock)); err != nil {
 		return err
 	}
 	if readOnly {

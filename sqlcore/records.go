@@ -1,4 +1,4 @@
-package sqlite
+package sqlcore
 
 import (
 	"context"
@@ -9,89 +9,43 @@ import (
 	"github.com/baton-dev/baton"
 )
 
-// nextRecordID returns the next free id PREFIX-N for an append-only table whose
-// rows are numbered by rid. The store has a single writer connection and
-// this runs inside its transaction, so no other insert can take the number
-// between the read and the insert. Ids given by callers (runs only) may
-// already hold PREFIX-N; those numbers are skipped.
-func (t *tx) nextRecordID(ctx context.Context, table, prefix string) (string, error) {
-	var n int64
-	if err := t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table).Scan(&n); err != nil {
-		return "", err
-	}
-	for ; ; n++ {
-		id := fmt.Sprintf("%s-%d", prefix, n)
-		var taken bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = ?)`, id).Scan(&taken); err != nil {
-			return "", err
-		}
-		if !taken {
-			return id, nil
-		}
-	}
-}
-
 // optMS stores an optional instant: the zero time is 0, so "not yet"
 // (a run still going) reads back as the zero time, not as 1970.
 func optMS(v time.Time) int64 {
 	if v.IsZero() {
 		return 0
 	}
-	return ms(v)
+	return MS(v)
 }
 
 func fromOptMS(v int64) time.Time {
 	if v == 0 {
 		return time.Time{}
 	}
-	return fromMS(v)
-}
-
-// jsonList encodes a string list for a TEXT column; nil is stored as [] so
-// readers never meet null.
-func jsonList(s []string) string {
-	if s == nil {
-		s = []string{}
-	}
-	b, _ := json.Marshal(s) // a []string always marshals
-	return string(b)
-}
-
-func parseList(s string) ([]string, error) {
-	out := []string{}
-	if s == "" {
-		return out, nil
-	}
-	if err := json.Unmarshal([]byte(s), &out); err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []string{}
-	}
-	return out, nil
+	return FromMS(v)
 }
 
 // AddFinding appends an immutable finding to an existing item, assigning
 // its id (F-N) and, when unset, its creation time.
-func (t *tx) AddFinding(ctx context.Context, f *baton.Finding) error {
+func (t *Tx) AddFinding(ctx context.Context, f *baton.Finding) error {
 	// Look the item up first: the foreign key alone would give an opaque
 	// constraint error instead of ERR_TASK_NOT_FOUND.
-	if err := t.activity(ctx, f.ItemID, f.CreatedBy, f.CreatedAt); err != nil {
+	if err := t.Activity(ctx, f.ItemID, f.CreatedBy, f.CreatedAt); err != nil {
 		return err
 	}
-	id, err := t.nextRecordID(ctx, "findings", "F")
+	id, err := t.NextRecordID(ctx, "findings", "F")
 	if err != nil {
 		return err
 	}
 	if f.CreatedAt.IsZero() {
-		f.CreatedAt = t.now().UTC()
+		f.CreatedAt = t.Now().UTC()
 	}
 	if f.Files == nil {
 		f.Files = []string{}
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO findings (id, item_id, category, summary, details, files, created_by, created_at)
+	_, err = t.Q.ExecContext(ctx, `INSERT INTO findings (id, item_id, category, summary, details, files, created_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, f.ItemID, f.Category, f.Summary, f.Details, jsonList(f.Files), f.CreatedBy, ms(f.CreatedAt))
+		id, f.ItemID, f.Category, f.Summary, f.Details, JSONList(f.Files), f.CreatedBy, MS(f.CreatedAt))
 	if err != nil {
 		return err
 	}
@@ -102,7 +56,7 @@ func (t *tx) AddFinding(ctx context.Context, f *baton.Finding) error {
 // Findings returns an item's findings oldest first, or its latest limit
 // findings newest first. An unknown item has none; callers that must tell
 // the difference look the item up themselves.
-func (t *tx) Findings(ctx context.Context, itemID string, limit int) ([]*baton.Finding, error) {
+func (t *Tx) Findings(ctx context.Context, itemID string, limit int) ([]*baton.Finding, error) {
 	query := `SELECT id, item_id, category, summary, details, files, created_by, created_at
 		FROM findings WHERE item_id = ?`
 	args := []any{itemID}
@@ -112,7 +66,7 @@ func (t *tx) Findings(ctx context.Context, itemID string, limit int) ([]*baton.F
 	} else {
 		query += ` ORDER BY rid ASC`
 	}
-	rows, err := t.q.QueryContext(ctx, query, args...)
+	rows, err := t.Q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -125,29 +79,29 @@ func (t *tx) Findings(ctx context.Context, itemID string, limit int) ([]*baton.F
 		if err := rows.Scan(&f.ID, &f.ItemID, &f.Category, &f.Summary, &f.Details, &files, &f.CreatedBy, &created); err != nil {
 			return nil, err
 		}
-		if f.Files, err = parseList(files); err != nil {
+		if f.Files, err = ParseList(files); err != nil {
 			return nil, fmt.Errorf("finding %s: files: %w", f.ID, err)
 		}
-		f.CreatedAt = fromMS(created)
+		f.CreatedAt = FromMS(created)
 		out = append(out, &f)
 	}
 	return out, rows.Err()
 }
 
 // AddComment appends a comment (id C-N) to an existing item.
-func (t *tx) AddComment(ctx context.Context, c *baton.Comment) error {
-	if err := t.activity(ctx, c.ItemID, c.CreatedBy, c.CreatedAt); err != nil {
+func (t *Tx) AddComment(ctx context.Context, c *baton.Comment) error {
+	if err := t.Activity(ctx, c.ItemID, c.CreatedBy, c.CreatedAt); err != nil {
 		return err
 	}
-	id, err := t.nextRecordID(ctx, "comments", "C")
+	id, err := t.NextRecordID(ctx, "comments", "C")
 	if err != nil {
 		return err
 	}
 	if c.CreatedAt.IsZero() {
-		c.CreatedAt = t.now().UTC()
+		c.CreatedAt = t.Now().UTC()
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO comments (id, item_id, body, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
-		id, c.ItemID, c.Body, c.CreatedBy, ms(c.CreatedAt))
+	_, err = t.Q.ExecContext(ctx, `INSERT INTO comments (id, item_id, body, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
+		id, c.ItemID, c.Body, c.CreatedBy, MS(c.CreatedAt))
 	if err != nil {
 		return err
 	}
@@ -156,8 +110,8 @@ func (t *tx) AddComment(ctx context.Context, c *baton.Comment) error {
 }
 
 // Comments returns an item's comments oldest first (none for an unknown item).
-func (t *tx) Comments(ctx context.Context, itemID string) ([]*baton.Comment, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT id, item_id, body, created_by, created_at
+func (t *Tx) Comments(ctx context.Context, itemID string) ([]*baton.Comment, error) {
+	rows, err := t.Q.QueryContext(ctx, `SELECT id, item_id, body, created_by, created_at
 		FROM comments WHERE item_id = ? ORDER BY rid`, itemID)
 	if err != nil {
 		return nil, err
@@ -170,7 +124,7 @@ func (t *tx) Comments(ctx context.Context, itemID string) ([]*baton.Comment, err
 		if err := rows.Scan(&c.ID, &c.ItemID, &c.Body, &c.CreatedBy, &created); err != nil {
 			return nil, err
 		}
-		c.CreatedAt = fromMS(created)
+		c.CreatedAt = FromMS(created)
 		out = append(out, &c)
 	}
 	return out, rows.Err()
@@ -180,8 +134,8 @@ func (t *tx) Comments(ctx context.Context, itemID string) ([]*baton.Comment, err
 // r.ID (R-N) when empty and sets r.EventCount; the events are numbered in
 // place (Seq 1..n, RunID), so the caller's slice shows what was stored.
 // A zero StartedAt means now; a zero EndedAt means the run has not ended.
-func (t *tx) CreateRun(ctx context.Context, r *baton.Run, events []baton.RunEvent) error {
-	if err := t.activity(ctx, r.ItemID, r.Agent, r.EndedAt); err != nil {
+func (t *Tx) CreateRun(ctx context.Context, r *baton.Run, events []baton.RunEvent) error {
+	if err := t.Activity(ctx, r.ItemID, r.Agent, r.EndedAt); err != nil {
 		return err
 	}
 	// Reject bad event data before writing anything: a stored non-JSON
@@ -195,22 +149,27 @@ func (t *tx) CreateRun(ctx context.Context, r *baton.Run, events []baton.RunEven
 	}
 	custom := r.ID != ""
 	if !custom {
-		id, err := t.nextRecordID(ctx, "runs", "R")
+		id, err := t.NextRecordID(ctx, "runs", "R")
 		if err != nil {
 			return err
 		}
 		r.ID = id
 	}
-	now := t.now().UTC()
+	now := t.Now().UTC()
 	if r.StartedAt.IsZero() {
 		r.StartedAt = now
 	}
 	r.EventCount = len(events)
-	_, err := t.q.ExecContext(ctx, `INSERT INTO runs (id, item_id, agent, status, error, cost_usd, duration_ms, num_turns,
-		model, started_at, ended_at, event_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.ItemID, r.Agent, r.Status, r.Error, r.CostUSD, r.DurationMS, r.NumTurns, r.Model,
-		ms(r.StartedAt), optMS(r.EndedAt), r.EventCount)
-	if isUnique(err) {
+	// Attempted: a taken id is an error the caller may handle and carry on
+	// from, and PostgreSQL would otherwise abort the transaction.
+	err := t.D.Attempt(ctx, func() error {
+		_, err := t.Q.ExecContext(ctx, `INSERT INTO runs (id, item_id, agent, status, error, cost_usd, duration_ms, num_turns,
+			model, started_at, ended_at, event_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.ItemID, r.Agent, r.Status, r.Error, r.CostUSD, r.DurationMS, r.NumTurns, r.Model,
+			MS(r.StartedAt), optMS(r.EndedAt), r.EventCount)
+		return err
+	})
+	if t.D.IsUnique(err) {
 		id := r.ID
 		if !custom {
 			r.ID = ""
@@ -236,21 +195,27 @@ func (t *tx) CreateRun(ctx context.Context, r *baton.Run, events []baton.RunEven
 			data = "{}"
 			e.Data = json.RawMessage(data)
 		}
-		if _, err := t.q.ExecContext(ctx, `INSERT INTO run_events (run_id, seq, type, subtype, data, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, e.RunID, e.Seq, e.Type, e.Subtype, data, ms(e.CreatedAt)); err != nil {
+		if _, err := t.Q.ExecContext(ctx, `INSERT INTO run_events (run_id, seq, type, subtype, data, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, e.RunID, e.Seq, e.Type, e.Subtype, data, MS(e.CreatedAt)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Runs returns an item's latest limit runs newest first (all when limit <= 0).
-func (t *tx) Runs(ctx context.Context, itemID string, limit int) ([]*baton.Run, error) {
+// limit is a LIMIT parameter: limit itself when positive, else the
+// dialect's "no limit" (SQLite refuses NULL there, PostgreSQL -1).
+func (t *Tx) limit(limit int) any {
 	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+		return t.D.NoLimit()
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT id, item_id, agent, status, error, cost_usd, duration_ms, num_turns, model,
-		started_at, ended_at, event_count FROM runs WHERE item_id = ? ORDER BY rid DESC LIMIT ?`, itemID, limit)
+	return limit
+}
+
+// Runs returns an item's latest limit runs newest first (all when limit <= 0).
+func (t *Tx) Runs(ctx context.Context, itemID string, limit int) ([]*baton.Run, error) {
+	rows, err := t.Q.QueryContext(ctx, `SELECT id, item_id, agent, status, error, cost_usd, duration_ms, num_turns, model,
+		started_at, ended_at, event_count FROM runs WHERE item_id = ? ORDER BY rid DESC LIMIT ?`, itemID, t.limit(limit))
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +228,7 @@ func (t *tx) Runs(ctx context.Context, itemID string, limit int) ([]*baton.Run, 
 			&r.Model, &started, &ended, &r.EventCount); err != nil {
 			return nil, err
 		}
-		r.StartedAt, r.EndedAt = fromMS(started), fromOptMS(ended)
+		r.StartedAt, r.EndedAt = FromMS(started), fromOptMS(ended)
 		out = append(out, &r)
 	}
 	return out, rows.Err()
@@ -271,7 +236,7 @@ func (t *tx) Runs(ctx context.Context, itemID string, limit int) ([]*baton.Run, 
 
 // RunEvents returns one page of the events matching f, ordered by run
 // (oldest run first) then position in the run, and how many match in all.
-func (t *tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.RunEvent, int, error) {
+func (t *Tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.RunEvent, int, error) {
 	var cond string
 	var args []any
 	switch {
@@ -295,15 +260,11 @@ func (t *tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.Run
 	}
 	const from = ` FROM run_events e JOIN runs r ON r.id = e.run_id WHERE `
 	var total int
-	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*)`+from+cond, args...).Scan(&total); err != nil {
+	if err := t.Q.QueryRowContext(ctx, `SELECT COUNT(*)`+from+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := t.q.QueryContext(ctx, `SELECT e.run_id, e.seq, e.type, e.subtype, e.data, e.created_at`+from+cond+
-		` ORDER BY r.rid, e.seq LIMIT ? OFFSET ?`, append(args, limit, max(f.Offset, 0))...)
+	rows, err := t.Q.QueryContext(ctx, `SELECT e.run_id, e.seq, e.type, e.subtype, e.data, e.created_at`+from+cond+
+		` ORDER BY r.rid, e.seq LIMIT ? OFFSET ?`, append(args, t.limit(f.Limit), max(f.Offset, 0))...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -316,39 +277,39 @@ func (t *tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.Run
 		if err := rows.Scan(&e.RunID, &e.Seq, &e.Type, &e.Subtype, &data, &created); err != nil {
 			return nil, 0, err
 		}
-		e.Data, e.CreatedAt = json.RawMessage(data), fromMS(created)
+		e.Data, e.CreatedAt = json.RawMessage(data), FromMS(created)
 		out = append(out, e)
 	}
 	return out, total, rows.Err()
 }
 
 // RecordTestHealth appends a test-health report to an existing item.
-func (t *tx) RecordTestHealth(ctx context.Context, h *baton.TestHealth) error {
-	if err := t.activity(ctx, h.ItemID, h.Agent, h.CreatedAt); err != nil {
+func (t *Tx) RecordTestHealth(ctx context.Context, h *baton.TestHealth) error {
+	if err := t.Activity(ctx, h.ItemID, h.Agent, h.CreatedAt); err != nil {
 		return err
 	}
 	if h.CreatedAt.IsZero() {
-		h.CreatedAt = t.now().UTC()
+		h.CreatedAt = t.Now().UTC()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO test_health (item_id, agent, test_count, test_files_changed, tests_added,
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO test_health (item_id, agent, test_count, test_files_changed, tests_added,
 		tests_removed, execution_time_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		h.ItemID, h.Agent, h.TestCount, h.TestFilesChanged, h.TestsAdded, h.TestsRemoved, h.ExecutionTimeMS, ms(h.CreatedAt))
+		h.ItemID, h.Agent, h.TestCount, h.TestFilesChanged, h.TestsAdded, h.TestsRemoved, h.ExecutionTimeMS, MS(h.CreatedAt))
 	return err
 }
 
 // RecordCoverage stores the latest word on a file and concept of a
 // project, replacing any earlier record of the same pair.
-func (t *tx) RecordCoverage(ctx context.Context, c *baton.Coverage) error {
-	if _, err := t.Project(ctx, c.Project); err != nil {
+func (t *Tx) RecordCoverage(ctx context.Context, c *baton.Coverage) error {
+	if _, err := t.Self.Project(ctx, c.Project); err != nil {
 		return err
 	}
 	if c.UpdatedAt.IsZero() {
-		c.UpdatedAt = t.now().UTC()
+		c.UpdatedAt = t.Now().UTC()
 	}
-	_, err := t.q.ExecContext(ctx, `INSERT INTO coverage (project, file_path, concept, status, ticket_id, notes, agent, updated_at)
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO coverage (project, file_path, concept, status, ticket_id, notes, agent, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (project, file_path, concept) DO UPDATE SET status = excluded.status, ticket_id = excluded.ticket_id,
 			notes = excluded.notes, agent = excluded.agent, updated_at = excluded.updated_at`,
-		c.Project, c.FilePath, c.Concept, c.Status, c.TicketID, c.Notes, c.Agent, ms(c.UpdatedAt))
+		c.Project, c.FilePath, c.Concept, c.Status, c.TicketID, c.Notes, c.Agent, MS(c.UpdatedAt))
 	return err
 }

@@ -1,4 +1,4 @@
-package sqlite
+package sqlcore
 
 import (
 	"context"
@@ -17,23 +17,30 @@ import (
 // text so verification hashes exactly what was hashed.
 func stampAudit(t time.Time) string { return audit.Stamp(t) }
 
-func (t *tx) nextSerial(ctx context.Context, table, prefix string) (string, error) {
+// nextSerial is PREFIX-NNNN for the next row of table. The insert that
+// follows sets rid to the same MAX(rid)+1 (in the same statement): that is
+// the rowid SQLite's INTEGER PRIMARY KEY would pick, and on PostgreSQL an
+// identity sequence would leave gaps after rolled-back writes and the ids
+// would drift from SQLite's.
+func (t *Tx) nextSerial(ctx context.Context, table, prefix string) (string, error) {
 	var n int64
-	if err := t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table).Scan(&n); err != nil {
+	if err := t.Q.QueryRowContext(ctx, `SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table).Scan(&n); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s%04d", prefix, n), nil
 }
 
-func (t *tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
-	if _, err := t.Item(ctx, r.TaskID); err != nil {
+// AddThought appends r to its task's hash chain (position, previous hash,
+// hash and id Θ-NNNN set here) and to the open audit sessions covering it.
+func (t *Tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
+	if _, err := t.Self.Item(ctx, r.TaskID); err != nil {
 		return err
 	}
 	if r.RecordedAt.IsZero() {
-		r.RecordedAt = t.now()
+		r.RecordedAt = t.Now()
 	}
 	r.PreviousHash = audit.Genesis
-	err := t.q.QueryRowContext(ctx, `SELECT position, hash FROM thoughts WHERE task_id = ? ORDER BY position DESC LIMIT 1`, r.TaskID).
+	err := t.Q.QueryRowContext(ctx, `SELECT position, hash FROM thoughts WHERE task_id = ? ORDER BY position DESC LIMIT 1`, r.TaskID).
 		Scan(&r.Position, &r.PreviousHash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
@@ -49,10 +56,10 @@ func (t *tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
 	if meta == "" || meta == "null" {
 		meta = "{}"
 	}
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO thoughts (id, task_id, position, type, content, branch, commit_sha,
+	if _, err := t.Q.ExecContext(ctx, `INSERT INTO thoughts (rid, id, task_id, position, type, content, branch, commit_sha,
 		tests_run, blockers, metadata, recorded_at, recorded_by, previous_hash, hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.TaskID, r.Position, r.Type, r.Content, r.Branch, r.CommitSHA, jsonList(r.TestsRun), jsonList(r.Blockers),
+		VALUES ((SELECT COALESCE(MAX(rid), 0) + 1 FROM thoughts), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.TaskID, r.Position, r.Type, r.Content, r.Branch, r.CommitSHA, JSONList(r.TestsRun), JSONList(r.Blockers),
 		meta, at, r.RecordedBy, r.PreviousHash, r.Hash); err != nil {
 		return err
 	}
@@ -64,18 +71,18 @@ func (t *tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
 // joinSessions adds a record to every open session that covers its task:
 // a shallow session covers its task, a deep one also the task's
 // dependents (sub-tasks, at any depth).
-func (t *tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]string, error) {
+func (t *Tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]string, error) {
 	if rec.TaskID == "" {
 		return nil, nil
 	}
 	// Most of the time no session is open at all; the partial index
 	// answers that at once and spares the ancestry walk on every write.
 	var open bool
-	if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL)`).Scan(&open); err != nil || !open {
+	if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL)`).Scan(&open); err != nil || !open {
 		return nil, err
 	}
-	rows, err := t.q.QueryContext(ctx, `WITH RECURSIVE ancestors(id, depth) AS (
-			SELECT ?, 0
+	rows, err := t.Q.QueryContext(ctx, `WITH RECURSIVE ancestors(id, depth) AS (
+			SELECT CAST(? AS TEXT), 0
 			UNION ALL SELECT i.parent_id, a.depth + 1 FROM items i JOIN ancestors a ON i.id = a.id WHERE i.parent_id IS NOT NULL
 		)
 		SELECT s.id FROM audit_sessions s JOIN ancestors a ON s.task_id = a.id
@@ -99,19 +106,21 @@ func (t *tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]strin
 		return nil, err
 	}
 	for _, id := range ids {
-		if _, err := t.q.ExecContext(ctx, `INSERT INTO session_records (session_id, seq, kind, record_id, task_id, hash, at)
+		if _, err := t.Q.ExecContext(ctx, `INSERT INTO session_records (session_id, seq, kind, record_id, task_id, hash, at)
 			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_records WHERE session_id = ?), ?, ?, ?, ?, ?)`,
-			id, id, rec.Kind, rec.RecordID, rec.TaskID, rec.Hash, ms(rec.At)); err != nil {
+			id, id, rec.Kind, rec.RecordID, rec.TaskID, rec.Hash, MS(rec.At)); err != nil {
 			return nil, err
 		}
-		if _, err := t.q.ExecContext(ctx, `UPDATE audit_sessions SET last_change = ? WHERE id = ?`, ms(rec.At), id); err != nil {
+		if _, err := t.Q.ExecContext(ctx, `UPDATE audit_sessions SET last_change = ? WHERE id = ?`, MS(rec.At), id); err != nil {
 			return nil, err
 		}
 	}
 	return ids, nil
 }
 
-func (t *tx) Thoughts(ctx context.Context, f baton.ThoughtFilter) ([]*baton.ThoughtRecord, error) {
+// Thoughts returns the thought records matching f: in session order for
+// a session, else by task (byte order) and position.
+func (t *Tx) Thoughts(ctx context.Context, f baton.ThoughtFilter) ([]*baton.ThoughtRecord, error) {
 	q := `SELECT th.id, th.task_id, th.position, th.type, th.content, th.branch, th.commit_sha, th.tests_run, th.blockers,
 		th.metadata, th.recorded_at, th.recorded_by, th.previous_hash, th.hash FROM thoughts th`
 	var where []string
@@ -127,17 +136,17 @@ func (t *tx) Thoughts(ctx context.Context, f baton.ThoughtFilter) ([]*baton.Thou
 		where, args = append(where, "th.type = ?"), append(args, f.Type)
 	}
 	if len(where) > 0 {
-		q += " WHERE " + joinAnd(where)
+		q += " WHERE " + JoinAnd(where)
 	}
 	if f.SessionID != "" {
 		q += " ORDER BY sr.seq"
 	} else {
-		q += " ORDER BY th.task_id, th.position"
+		q += " ORDER BY " + t.D.ByteOrder("th.task_id") + ", th.position"
 	}
 	if f.Limit > 0 {
 		q += " LIMIT " + strconv.Itoa(f.Limit)
 	}
-	rows, err := t.q.QueryContext(ctx, q, args...)
+	rows, err := t.Q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -159,20 +168,21 @@ func (t *tx) Thoughts(ctx context.Context, f baton.ThoughtFilter) ([]*baton.Thou
 	return out, rows.Err()
 }
 
-func (t *tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
-	if _, err := t.Item(ctx, s.TaskID); err != nil {
+// StartSession opens an audit session (id A-NNNN) on an existing task.
+func (t *Tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
+	if _, err := t.Self.Item(ctx, s.TaskID); err != nil {
 		return err
 	}
 	if s.StartedAt.IsZero() {
-		s.StartedAt = t.now()
+		s.StartedAt = t.Now()
 	}
 	s.LastChange = s.StartedAt
 	var err error
 	if s.ID, err = t.nextSerial(ctx, "audit_sessions", "A-"); err != nil {
 		return err
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO audit_sessions (id, task_id, auditor_id, reason, scope, started_by, started_at, last_change)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, s.TaskID, s.AuditorID, s.Reason, s.Scope, s.StartedBy, ms(s.StartedAt), ms(s.LastChange))
+	_, err = t.Q.ExecContext(ctx, `INSERT INTO audit_sessions (rid, id, task_id, auditor_id, reason, scope, started_by, started_at, last_change)
+		VALUES ((SELECT COALESCE(MAX(rid), 0) + 1 FROM audit_sessions), ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, s.TaskID, s.AuditorID, s.Reason, s.Scope, s.StartedBy, MS(s.StartedAt), MS(s.LastChange))
 	if err == nil {
 		if t.opened == nil {
 			t.opened = map[string]bool{}
@@ -182,11 +192,12 @@ func (t *tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
 	return err
 }
 
-func (t *tx) Session(ctx context.Context, id string) (*baton.AuditSession, error) {
+// Session returns one audit session, or ERR_SESSION_NOT_FOUND.
+func (t *Tx) Session(ctx context.Context, id string) (*baton.AuditSession, error) {
 	var s baton.AuditSession
 	var started, last int64
 	var finalized sql.NullInt64
-	err := t.q.QueryRowContext(ctx, `SELECT id, task_id, auditor_id, reason, scope, started_by, started_at, finalized_at,
+	err := t.Q.QueryRowContext(ctx, `SELECT id, task_id, auditor_id, reason, scope, started_by, started_at, finalized_at,
 		merkle_root, root_task, tree_depth, leaf_count, last_change FROM audit_sessions WHERE id = ?`, id).
 		Scan(&s.ID, &s.TaskID, &s.AuditorID, &s.Reason, &s.Scope, &s.StartedBy, &started, &finalized, &s.MerkleRoot,
 			&s.RootTask, &s.TreeDepth, &s.LeafCount, &last)
@@ -197,15 +208,16 @@ func (t *tx) Session(ctx context.Context, id string) (*baton.AuditSession, error
 	if err != nil {
 		return nil, err
 	}
-	s.StartedAt, s.LastChange = fromMS(started), fromMS(last)
+	s.StartedAt, s.LastChange = FromMS(started), FromMS(last)
 	if finalized.Valid {
-		s.FinalizedAt = fromMS(finalized.Int64)
+		s.FinalizedAt = FromMS(finalized.Int64)
 	}
 	return &s, nil
 }
 
-func (t *tx) Sessions(ctx context.Context) ([]*baton.AuditSession, error) {
-	ids, err := t.strings(ctx, `SELECT id FROM audit_sessions ORDER BY rid`)
+// Sessions returns every audit session, oldest first.
+func (t *Tx) Sessions(ctx context.Context) ([]*baton.AuditSession, error) {
+	ids, err := t.Strings(ctx, `SELECT id FROM audit_sessions ORDER BY rid`)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +232,9 @@ func (t *tx) Sessions(ctx context.Context) ([]*baton.AuditSession, error) {
 	return out, nil
 }
 
-func (t *tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionRecord, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT kind, record_id, task_id, hash, at FROM session_records WHERE session_id = ? ORDER BY seq`, id)
+// SessionRecords returns the records a session covers, in the order they joined.
+func (t *Tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionRecord, error) {
+	rows, err := t.Q.QueryContext(ctx, `SELECT kind, record_id, task_id, hash, at FROM session_records WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -233,16 +246,18 @@ func (t *tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionReco
 		if err := rows.Scan(&r.Kind, &r.RecordID, &r.TaskID, &r.Hash, &at); err != nil {
 			return nil, err
 		}
-		r.At = fromMS(at)
+		r.At = FromMS(at)
 		out = append(out, r)
 	}
 	return out, rows.Err()
 }
 
-func (t *tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
-	res, err := t.q.ExecContext(ctx, `UPDATE audit_sessions SET finalized_at = ?, merkle_root = ?, root_task = ?, tree_depth = ?,
+// FinalizeSession freezes a session's Merkle root; a session already
+// finalized is ERR_ALREADY_FINALIZED.
+func (t *Tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
+	res, err := t.Q.ExecContext(ctx, `UPDATE audit_sessions SET finalized_at = ?, merkle_root = ?, root_task = ?, tree_depth = ?,
 		leaf_count = ?, last_change = ? WHERE id = ? AND finalized_at IS NULL`,
-		ms(s.FinalizedAt), s.MerkleRoot, s.RootTask, s.TreeDepth, s.LeafCount, ms(s.FinalizedAt), s.ID)
+		MS(s.FinalizedAt), s.MerkleRoot, s.RootTask, s.TreeDepth, s.LeafCount, MS(s.FinalizedAt), s.ID)
 	if err != nil {
 		return err
 	}
@@ -258,20 +273,22 @@ func (t *tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
 	return nil
 }
 
-func (t *tx) AppendAction(ctx context.Context, a *baton.Action) error {
+// AppendAction appends a to the global action hash chain and to the open
+// audit sessions covering its subject.
+func (t *Tx) AppendAction(ctx context.Context, a *baton.Action) error {
 	a.PreviousHash = audit.Genesis
-	err := t.q.QueryRowContext(ctx, `SELECT position, hash FROM actions ORDER BY position DESC LIMIT 1`).Scan(&a.Position, &a.PreviousHash)
+	err := t.Q.QueryRowContext(ctx, `SELECT position, hash FROM actions ORDER BY position DESC LIMIT 1`).Scan(&a.Position, &a.PreviousHash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
 	a.Position++
 	if a.At.IsZero() {
-		a.At = t.now()
+		a.At = t.Now()
 	}
 	at := stampAudit(a.At)
 	a.At, _ = time.Parse(time.RFC3339, at) // the hash covers milliseconds
 	a.Hash = audit.ActionOf(a).Hash()
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest,
+	if _, err := t.Q.ExecContext(ctx, `INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest,
 		at, previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.Position, a.Agent, a.Source, a.Tool, a.Subject, a.InputDigest, a.ResultDigest, at, a.PreviousHash, a.Hash); err != nil {
 		return err
@@ -281,11 +298,13 @@ func (t *tx) AppendAction(ctx context.Context, a *baton.Action) error {
 	return err
 }
 
-func (t *tx) Actions(ctx context.Context, after int64, limit int) ([]*baton.Action, error) {
+// Actions returns up to limit actions after position after (1000 when
+// limit <= 0), oldest first.
+func (t *Tx) Actions(ctx context.Context, after int64, limit int) ([]*baton.Action, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT position, agent, source, tool, subject, input_digest, result_digest, at,
+	rows, err := t.Q.QueryContext(ctx, `SELECT position, agent, source, tool, subject, input_digest, result_digest, at,
 		previous_hash, hash FROM actions WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package postgres
+package sqlcore
 
 import (
 	"context"
@@ -10,17 +10,18 @@ import (
 	"github.com/baton-dev/baton"
 )
 
-func (t *tx) ClaimOf(ctx context.Context, itemID string) (*baton.Claim, error) {
+// ClaimOf returns the claim on an item, lapsed or not, or nil.
+func (t *Tx) ClaimOf(ctx context.Context, itemID string) (*baton.Claim, error) {
 	c, _, _, err := t.claimRow(ctx, itemID)
 	return c, err
 }
 
 // claimRow returns the claim with its ttl and the status it found the item in.
-func (t *tx) claimRow(ctx context.Context, itemID string) (*baton.Claim, time.Duration, baton.Status, error) {
+func (t *Tx) claimRow(ctx context.Context, itemID string) (*baton.Claim, time.Duration, baton.Status, error) {
 	var c baton.Claim
 	var ttl, claimed, expires int64
 	var prev baton.Status
-	err := t.q.QueryRowContext(ctx, `SELECT item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at FROM claims WHERE item_id = ?`, itemID).
+	err := t.Q.QueryRowContext(ctx, `SELECT item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at FROM claims WHERE item_id = ?`, itemID).
 		Scan(&c.ItemID, &c.Holder, &c.Token, &ttl, &prev, &claimed, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, "", nil
@@ -28,7 +29,7 @@ func (t *tx) claimRow(ctx context.Context, itemID string) (*baton.Claim, time.Du
 	if err != nil {
 		return nil, 0, "", err
 	}
-	c.ClaimedAt, c.ExpiresAt = fromMS(claimed), fromMS(expires)
+	c.ClaimedAt, c.ExpiresAt = FromMS(claimed), FromMS(expires)
 	return &c, time.Duration(ttl) * time.Millisecond, prev, nil
 }
 
@@ -43,8 +44,10 @@ func notClaimed(itemID string) *baton.Error {
 		WithDetails("item_id", itemID).WithHint("claim it first with claim_item or claim_next")
 }
 
-func (t *tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration, now time.Time) (*baton.Claim, error) {
-	it, err := t.Item(ctx, itemID)
+// Claim takes (or, for its holder, renews) the lease on an item; a todo
+// item moves to in_progress. Another agent's active claim is ERR_CLAIMED.
+func (t *Tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration, now time.Time) (*baton.Claim, error) {
+	it, err := t.Self.Item(ctx, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +66,7 @@ func (t *tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration
 			return nil, baton.Claimed(c, holder)
 		case c.Active(now):
 			// Claiming again renews, with the lease asked for now.
-			if _, err := t.q.ExecContext(ctx, `UPDATE claims SET ttl_ms = ? WHERE item_id = ?`, ttl.Milliseconds(), itemID); err != nil {
+			if _, err := t.Q.ExecContext(ctx, `UPDATE claims SET ttl_ms = ? WHERE item_id = ?`, ttl.Milliseconds(), itemID); err != nil {
 				return nil, err
 			}
 			return t.extend(ctx, c, ttl, now)
@@ -71,54 +74,55 @@ func (t *tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration
 			if err := t.endClaim(ctx, c, prev, now); err != nil {
 				return nil, err
 			}
-			if it, err = t.Item(ctx, itemID); err != nil {
+			if it, err = t.Self.Item(ctx, itemID); err != nil {
 				return nil, err
 			}
 		}
 	}
 	var token int64
-	if err := t.q.QueryRowContext(ctx, `INSERT INTO claim_tokens (item_id, last) VALUES (?, 1)
+	if err := t.Q.QueryRowContext(ctx, `INSERT INTO claim_tokens (item_id, last) VALUES (?, 1)
 		ON CONFLICT (item_id) DO UPDATE SET last = claim_tokens.last + 1 RETURNING last`, itemID).Scan(&token); err != nil {
 		return nil, err
 	}
 	nc := &baton.Claim{ItemID: itemID, Holder: holder, Token: token, ClaimedAt: now, ExpiresAt: now.Add(ttl)}
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO claims (item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, itemID, holder, token, ttl.Milliseconds(), it.Status, ms(now), ms(nc.ExpiresAt)); err != nil {
+	if _, err := t.Q.ExecContext(ctx, `INSERT INTO claims (item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, itemID, holder, token, ttl.Milliseconds(), it.Status, MS(now), MS(nc.ExpiresAt)); err != nil {
 		return nil, err
 	}
 	if it.Status == baton.StatusTodo {
 		// Claiming work is starting it.
-		if _, err := t.q.ExecContext(ctx, `UPDATE items SET status = ?, assignee = ?, updated_by = ?, updated_at = ? WHERE id = ?`,
-			baton.StatusInProgress, holder, holder, ms(now), itemID); err != nil {
+		if _, err := t.Q.ExecContext(ctx, `UPDATE items SET status = ?, assignee = ?, updated_by = ?, updated_at = ? WHERE id = ?`,
+			baton.StatusInProgress, holder, holder, MS(now), itemID); err != nil {
 			return nil, err
 		}
 	}
 	return nc, nil
 }
 
-func (t *tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now time.Time) (*baton.Claim, error) {
+func (t *Tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now time.Time) (*baton.Claim, error) {
 	c.ExpiresAt = now.Add(ttl)
-	_, err := t.q.ExecContext(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ?`, ms(c.ExpiresAt), c.ItemID)
+	_, err := t.Q.ExecContext(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ?`, MS(c.ExpiresAt), c.ItemID)
 	return c, err
 }
 
 // endClaim removes a claim; an item the claim moved from todo to
 // in_progress goes back to the queue.
-func (t *tx) endClaim(ctx context.Context, c *baton.Claim, prev baton.Status, now time.Time) error {
-	if _, err := t.q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
+func (t *Tx) endClaim(ctx context.Context, c *baton.Claim, prev baton.Status, now time.Time) error {
+	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
 		return err
 	}
 	if prev != baton.StatusTodo {
 		return nil
 	}
-	_, err := t.q.ExecContext(ctx, `UPDATE items SET status = 'todo',
+	_, err := t.Q.ExecContext(ctx, `UPDATE items SET status = 'todo',
 		assignee = CASE WHEN assignee = ? THEN '' ELSE assignee END, updated_at = ?
-		WHERE id = ? AND status = 'in_progress'`, c.Holder, ms(now), c.ItemID)
+		WHERE id = ? AND status = 'in_progress'`, c.Holder, MS(now), c.ItemID)
 	return err
 }
 
-func (t *tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Time) (*baton.Claim, error) {
-	if _, err := t.Item(ctx, itemID); err != nil {
+// RenewClaim extends the holder's active claim by its lease.
+func (t *Tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Time) (*baton.Claim, error) {
+	if _, err := t.Self.Item(ctx, itemID); err != nil {
 		return nil, err
 	}
 	c, ttl, _, err := t.claimRow(ctx, itemID)
@@ -137,8 +141,10 @@ func (t *tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Tim
 	return t.extend(ctx, c, ttl, now)
 }
 
-func (t *tx) ReleaseClaim(ctx context.Context, itemID, holder string, now time.Time) error {
-	if _, err := t.Item(ctx, itemID); err != nil {
+// ReleaseClaim ends the holder's claim; the item goes back to the queue
+// when the claim had started it.
+func (t *Tx) ReleaseClaim(ctx context.Context, itemID, holder string, now time.Time) error {
+	if _, err := t.Self.Item(ctx, itemID); err != nil {
 		return err
 	}
 	c, _, prev, err := t.claimRow(ctx, itemID)
@@ -158,8 +164,9 @@ func (t *tx) ReleaseClaim(ctx context.Context, itemID, holder string, now time.T
 	return t.endClaim(ctx, c, prev, now)
 }
 
-func (t *tx) ReapClaims(ctx context.Context, now time.Time) (int, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT item_id FROM claims WHERE expires_at <= ?`, ms(now))
+// ReapClaims ends every claim lapsed by now and reports how many.
+func (t *Tx) ReapClaims(ctx context.Context, now time.Time) (int, error) {
+	rows, err := t.Q.QueryContext(ctx, `SELECT item_id FROM claims WHERE expires_at <= ?`, MS(now))
 	if err != nil {
 		return 0, err
 	}
@@ -188,7 +195,9 @@ func (t *tx) ReapClaims(ctx context.Context, now time.Time) (int, error) {
 	return len(ids), nil
 }
 
-func (t *tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilter, ttl time.Duration, now time.Time) (*baton.Claim, *baton.Item, error) {
+// ClaimNext claims the first ready item matching f, the holder's own
+// assignments before unassigned work, or returns nil when there is none.
+func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilter, ttl time.Duration, now time.Time) (*baton.Claim, *baton.Item, error) {
 	if _, err := t.ReapClaims(ctx, now); err != nil {
 		return nil, nil, err
 	}
@@ -209,7 +218,7 @@ func (t *tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 	// by "is it mine" would test every todo item of the project and sort.
 	var id string
 	for _, assignee := range []string{holder, ""} {
-		err := t.q.QueryRowContext(ctx, `SELECT i.id FROM items i WHERE `+joinAnd(where)+`
+		err := t.Q.QueryRowContext(ctx, `SELECT i.id FROM items i WHERE `+JoinAnd(where)+`
 			AND i.assignee = ? ORDER BY i.priority ASC, i.created_at ASC, i.rid ASC LIMIT 1`,
 			append(slices.Clone(args), assignee)...).Scan(&id)
 		if err == nil {
@@ -226,7 +235,7 @@ func (t *tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 	if err != nil {
 		return nil, nil, err
 	}
-	it, err := t.Item(ctx, id)
+	it, err := t.Self.Item(ctx, id)
 	return c, it, err
 }
 
@@ -238,11 +247,11 @@ const readyCondition = `i.status = 'todo'
 	AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = i.id AND c.status NOT IN ('done', 'cancelled'))
 	AND NOT EXISTS (SELECT 1 FROM claims k WHERE k.item_id = i.id)`
 
-// lapse shows items as a lapsed claim leaves them: one the claim moved from
+// Lapse shows items as a lapsed claim leaves them: one the claim moved from
 // todo to in_progress is back in todo, no longer assigned to the holder.
 // Reads see this before the reaper writes it, so a caller that reads,
 // changes and writes an item does not write the lapsed state back.
-func (t *tx) lapse(ctx context.Context, items []*baton.Item) error {
+func (t *Tx) Lapse(ctx context.Context, items []*baton.Item) error {
 	var ids []any
 	byID := map[string]*baton.Item{}
 	for _, it := range items {
@@ -253,8 +262,8 @@ func (t *tx) lapse(ctx context.Context, items []*baton.Item) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT item_id, holder FROM claims WHERE prev_status = 'todo' AND expires_at <= ?
-		AND item_id IN (`+placeholders(len(ids))+`)`, append([]any{ms(t.now())}, ids...)...)
+	rows, err := t.Q.QueryContext(ctx, `SELECT item_id, holder FROM claims WHERE prev_status = 'todo' AND expires_at <= ?
+		AND item_id IN (`+Placeholders(len(ids))+`)`, append([]any{MS(t.Now())}, ids...)...)
 	if err != nil {
 		return err
 	}
@@ -273,15 +282,15 @@ func (t *tx) lapse(ctx context.Context, items []*baton.Item) error {
 	return rows.Err()
 }
 
-// activity checks an item exists and renews agent's active claim on it:
+// Activity checks an item exists and renews agent's active claim on it:
 // recording findings, comments, learnings, runs and test health is work on
 // the item as much as changing it is.
-func (t *tx) activity(ctx context.Context, itemID, agent string, at time.Time) error {
-	if _, err := t.Item(ctx, itemID); err != nil {
+func (t *Tx) Activity(ctx context.Context, itemID, agent string, at time.Time) error {
+	if _, err := t.Self.Item(ctx, itemID); err != nil {
 		return err
 	}
 	if at.IsZero() {
-		at = t.now()
+		at = t.Now()
 	}
 	c, ttl, _, err := t.claimRow(ctx, itemID)
 	if err != nil || c == nil || c.Holder != agent || !c.Active(at) {
@@ -291,11 +300,11 @@ func (t *tx) activity(ctx context.Context, itemID, agent string, at time.Time) e
 	return err
 }
 
-// checkClaim enforces claims on an item update by it.UpdatedBy at
+// CheckClaim enforces claims on an item update by it.UpdatedBy at
 // it.UpdatedAt: another agent's active claim refuses it, the holder's own
 // lapsed claim refuses it, the holder's active claim is renewed by it, and
 // a finished item is released.
-func (t *tx) checkClaim(ctx context.Context, it *baton.Item) error {
+func (t *Tx) CheckClaim(ctx context.Context, it *baton.Item) error {
 	c, ttl, _, err := t.claimRow(ctx, it.ID)
 	if err != nil || c == nil {
 		return err
@@ -309,10 +318,10 @@ func (t *tx) checkClaim(ctx context.Context, it *baton.Item) error {
 	case c.Holder != it.UpdatedBy:
 		// Someone else's lapsed claim: reap it; this update then decides
 		// the item's status.
-		_, err := t.q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
+		_, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
 		return err
 	case it.Status.Terminal():
-		_, err := t.q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
+		_, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
 		return err
 	}
 	_, err = t.extend(ctx, c, ttl, now)

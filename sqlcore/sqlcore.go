@@ -1,0 +1,141 @@
+// Package sqlcore is the dialect-neutral transaction code shared by the
+// SQLite and PostgreSQL stores: presence, events, claims, the audit trail
+// and item records. The queries use SQLite-style ? placeholders (the
+// PostgreSQL store rebinds them) and SQL both databases read the same way;
+// the few real differences go through a Dialect.
+//
+// A backend's transaction embeds Tx, so the methods here complete its
+// baton.Tx, and points Tx.Self back at itself, so that shared code reaching
+// for methods it does not hold (Item, Project) runs the backend's own.
+package sqlcore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/baton-dev/baton"
+)
+
+// Querier runs statements: a *sql.Tx, or a wrapper around one.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Dialect is what the shared code cannot say in SQL both databases accept
+// with the same meaning.
+type Dialect interface {
+	// IsUnique reports whether err is a unique or primary-key violation.
+	IsUnique(err error) bool
+	// Attempt runs fn, a statement whose failure the caller handles and
+	// carries on from. PostgreSQL aborts the whole transaction on a failed
+	// statement unless it ran under a savepoint; SQLite just runs fn.
+	Attempt(ctx context.Context, fn func() error) error
+	// NoLimit is the LIMIT parameter meaning "no limit": SQLite refuses
+	// NULL there and PostgreSQL refuses -1.
+	NoLimit() any
+	// ByteOrder is expr collated by bytes, for an ORDER BY on text that
+	// must come out the same on both (SQLite's default BINARY collation,
+	// PostgreSQL's "C"; SQLite knows no collation named "C").
+	ByteOrder(expr string) string
+	// EventAppended runs after AppendEvent stored e, in the same
+	// transaction: PostgreSQL notifies the other replicas there.
+	EventAppended(ctx context.Context, e *baton.Event) error
+}
+
+// Tx holds one store transaction and implements the parts of baton.Tx
+// that both stores share.
+type Tx struct {
+	Q    Querier
+	Now  baton.Clock
+	D    Dialect
+	Self baton.Tx // the backend's transaction that embeds this one
+	// opened are the audit sessions this transaction started: the call
+	// that opens a session is not one of its records.
+	opened map[string]bool
+}
+
+// MS stores an instant as Unix milliseconds, the stores' time columns.
+func MS(t time.Time) int64 { return t.UnixMilli() }
+
+// FromMS reads an instant stored by MS, in UTC.
+func FromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// JSONList encodes a string list for a TEXT column; nil is stored as [] so
+// readers never meet null.
+func JSONList(s []string) string {
+	if s == nil {
+		s = []string{}
+	}
+	b, _ := json.Marshal(s) // a []string always marshals
+	return string(b)
+}
+
+// ParseList decodes a JSONList column; it never returns a nil list.
+func ParseList(s string) ([]string, error) {
+	out := []string{}
+	if s == "" {
+		return out, nil
+	}
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, nil
+}
+
+// Placeholders is "?, ?, ..." for an IN list of n values.
+func Placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// JoinAnd joins WHERE conditions.
+func JoinAnd(conds []string) string { return strings.Join(conds, " AND ") }
+
+// NextRecordID returns the next free id PREFIX-N for an append-only table
+// whose rows are numbered by rid. Writers run one at a time (SQLite's
+// single writer, PostgreSQL's advisory lock) and this runs inside the
+// write transaction, so no other insert can take the number between the
+// read and the insert. Ids given by callers (runs only) may already hold
+// PREFIX-N; those numbers are skipped.
+func (t *Tx) NextRecordID(ctx context.Context, table, prefix string) (string, error) {
+	var n int64
+	if err := t.Q.QueryRowContext(ctx, `SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table).Scan(&n); err != nil {
+		return "", err
+	}
+	for ; ; n++ {
+		id := fmt.Sprintf("%s-%d", prefix, n)
+		var taken bool
+		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = ?)`, id).Scan(&taken); err != nil {
+			return "", err
+		}
+		if !taken {
+			return id, nil
+		}
+	}
+}
+
+// Strings runs a query returning one text column.
+func (t *Tx) Strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := t.Q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
