@@ -13,7 +13,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,14 +84,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		defer postgres.DropSchema(context.WithoutCancel(ctx), o.Postgres, schema)
-		u, err := url.Parse(o.Postgres)
-		if err != nil {
+		if dbPath, err = postgres.SchemaURL(o.Postgres, schema); err != nil {
 			return nil, err
 		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		store, dbPath = ps, u.String()
+		store = ps
 	} else {
 		ss, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,19 +34,16 @@ func pgDB(t *testing.T) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	schema := "e2e_" + hex.EncodeToString(b[:])
-	u, err := url.Parse(base)
+	dsn, err := postgres.SchemaURL(base, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
 	t.Cleanup(func() {
 		if err := postgres.DropSchema(context.Background(), base, schema); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
-	return u.String()
+	return dsn
 }
 
 // newPGDB is newDB on PostgreSQL: a fresh schema with the project colibri.

@@ -145,6 +145,19 @@ func createSchema(ctx context.Context, cfg *pgx.ConnConfig, schema string) error
 	return nil
 }
 
+// SchemaURL is dsn with its search_path set to schema: the URL another
+// baton process (a replica, a stdio agent) opens the same schema with.
+func SchemaURL(dsn, schema string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", baton.Errorf(baton.ErrConfigInvalid, "the database URL is not valid: %v", redactErr(err))
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
 // DropSchema removes a schema and everything in it (for tests and
 // throw-away deployments).
 func DropSchema(ctx context.Context, dsn, schema string) error {

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,22 +17,22 @@ import (
 type rebound struct{ q sqlcore.Querier }
 
 func (r rebound) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return r.q.ExecContext(ctx, rebind(query), args...)
+	return r.q.ExecContext(ctx, Rebind(query), args...)
 }
 
 func (r rebound) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return r.q.QueryContext(ctx, rebind(query), args...)
+	return r.q.QueryContext(ctx, Rebind(query), args...)
 }
 
 func (r rebound) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return r.q.QueryRowContext(ctx, rebind(query), args...)
+	return r.q.QueryRowContext(ctx, Rebind(query), args...)
 }
 
 var rebindCache sync.Map // query -> rebound query
 
-// rebind numbers the ? placeholders outside quoted literals and
+// Rebind numbers the ? placeholders outside quoted literals and
 // identifiers. Queries repeat, so the results are cached.
-func rebind(query string) string {
+func Rebind(query string) string {
 	if !strings.Contains(query, "?") {
 		return query
 	}
@@ -67,14 +66,4 @@ func rebind(query string) string {
 // searchWords splits text into the words a full-text query matches.
 func searchWords(text string) []string {
 	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_' })
-}
-
-// split undoes string_agg with sep, sorted.
-func split(s, sep string) []string {
-	if s == "" {
-		return []string{}
-	}
-	parts := strings.Split(s, sep)
-	slices.Sort(parts)
-	return parts
 }

@@ -1,8 +1,9 @@
 // Package sqlcore is the dialect-neutral transaction code shared by the
-// SQLite and PostgreSQL stores: presence, events, claims, the audit trail
-// and item records. The queries use SQLite-style ? placeholders (the
-// PostgreSQL store rebinds them) and SQL both databases read the same way;
-// the few real differences go through a Dialect.
+// SQLite and PostgreSQL stores: presence, events, claims, the audit trail,
+// item records, dependencies, the queue, moves, profiles and tokens. The
+// queries use SQLite-style ? placeholders (the PostgreSQL store rebinds
+// them) and SQL both databases read the same way; the few real
+// differences go through a Dialect.
 //
 // A backend's transaction embeds Tx, so the methods here complete its
 // baton.Tx, and points Tx.Self back at itself, so that shared code reaching

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -61,7 +59,7 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 		p.CreatedAt = t.Now().UTC()
 	}
 	_, err := t.Q.ExecContext(ctx, `INSERT INTO projects (slug, prefix, name, root, tools, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		p.Slug, p.Prefix, p.Name, p.Root, sqlcore.JSONList(uniqueList(p.Tools)), sqlcore.MS(p.CreatedAt))
+		p.Slug, p.Prefix, p.Name, p.Root, sqlcore.JSONList(sqlcore.UniqueList(p.Tools)), sqlcore.MS(p.CreatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "a project with slug %q or prefix %q already exists", p.Slug, p.Prefix).
 			WithType("duplicate").WithDetails("project", p.Slug, "prefix", p.Prefix).
@@ -116,9 +114,9 @@ func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
 func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 	var err error
 	if it.ID != "" {
-		it.Sequence, _, err = t.takeSequence(ctx, it.Project)
+		it.Sequence, _, err = t.TakeSequence(ctx, it.Project)
 	} else {
-		it.Sequence, it.ID, err = t.nextID(ctx, it.Project)
+		it.Sequence, it.ID, err = t.NextID(ctx, it.Project)
 	}
 	if err != nil {
 		return err
@@ -153,36 +151,6 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		return err
 	}
 	return t.setLabels(ctx, it.ID, it.Labels)
-}
-
-// takeSequence consumes the project's next sequence number.
-func (t *tx) takeSequence(ctx context.Context, project string) (int64, string, error) {
-	var seq int64
-	var prefix string
-	err := t.Q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
-		Scan(&seq, &prefix)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, "", baton.ProjectNotFound(project)
-	}
-	return seq, prefix, err
-}
-
-// nextID allocates PREFIX-SEQUENCE, skipping numbers a custom id holds.
-func (t *tx) nextID(ctx context.Context, project string) (int64, string, error) {
-	for {
-		seq, prefix, err := t.takeSequence(ctx, project)
-		if err != nil {
-			return 0, "", err
-		}
-		id := fmt.Sprintf("%s-%d", prefix, seq)
-		var taken bool
-		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
-			return 0, "", err
-		}
-		if !taken {
-			return seq, id, nil
-		}
-	}
 }
 
 // checkParent requires an item's parent to exist, in the same project.
@@ -230,30 +198,8 @@ func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
 	return nil
 }
 
-const itemColumns = `id, project, sequence, title, description, kind, status, priority, assignee,
-	COALESCE(parent_id, ''), progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by, created_at, updated_at`
-
-// scanItem reads itemColumns, then any extra columns into extra.
-func scanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, error) {
-	var it baton.Item
-	var est sql.NullFloat64
-	var created, updated int64
-	dest := append([]any{&it.ID, &it.Project, &it.Sequence, &it.Title, &it.Description, &it.Kind, &it.Status,
-		&it.Priority, &it.Assignee, &it.ParentID, &it.Progress, &est, &it.BlockedReason, &it.CloseReason, &it.ResumeStatus, &it.CreatedBy,
-		&it.UpdatedBy, &created, &updated}, extra...)
-	if err := sc.Scan(dest...); err != nil {
-		return nil, err
-	}
-	if est.Valid {
-		it.EstimateHours = &est.Float64
-	}
-	it.CreatedAt, it.UpdatedAt = sqlcore.FromMS(created), sqlcore.FromMS(updated)
-	it.Labels = []string{}
-	return &it, nil
-}
-
 func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
-	it, err := scanItem(t.Q.QueryRowContext(ctx, `SELECT `+itemColumns+` FROM items WHERE id = ?`, id))
+	it, err := sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.TaskNotFound(id)
 	}
@@ -263,33 +209,7 @@ func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
 	if err := t.Lapse(ctx, []*baton.Item{it}); err != nil {
 		return nil, err
 	}
-	return it, t.loadLabels(ctx, []*baton.Item{it})
-}
-
-func (t *tx) loadLabels(ctx context.Context, items []*baton.Item) error {
-	if len(items) == 0 {
-		return nil
-	}
-	byID := make(map[string]*baton.Item, len(items))
-	args := make([]any, len(items))
-	for i, it := range items {
-		byID[it.ID] = it
-		args[i] = it.ID
-	}
-	rows, err := t.Q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
-		sqlcore.Placeholders(len(items))+`) ORDER BY item_id, position`, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, l string
-		if err := rows.Scan(&id, &l); err != nil {
-			return err
-		}
-		byID[id].Labels = append(byID[id].Labels, l)
-	}
-	return rows.Err()
+	return it, t.LoadLabels(ctx, []*baton.Item{it})
 }
 
 // UpdateItem also enforces claims (see checkClaim). A resume status means
@@ -400,7 +320,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+itemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, limit, f.Offset)...)
 	if err != nil {
 		return page, err
@@ -408,7 +328,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	defer rows.Close()
 	page.Items = []*baton.Item{}
 	for rows.Next() {
-		it, err := scanItem(rows)
+		it, err := sqlcore.ScanItem(rows)
 		if err != nil {
 			return page, err
 		}
@@ -420,7 +340,7 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if err := t.Lapse(ctx, page.Items); err != nil {
 		return page, err
 	}
-	return page, t.loadLabels(ctx, page.Items)
+	return page, t.LoadLabels(ctx, page.Items)
 }
 
 // orderBy sorts by the key, then by creation order so pages are stable.
@@ -444,169 +364,4 @@ func orderBy(key baton.ItemSort, desc bool) string {
 	default:
 		return "updated_at " + dir + ", rid " + dir
 	}
-}
-
-func (t *tx) Children(ctx context.Context, id string) ([]string, error) {
-	return t.Strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
-}
-
-func (t *tx) Dependencies(ctx context.Context, id string) ([]string, error) {
-	return t.Strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY depends_on`, id)
-}
-
-func (t *tx) AddDependency(ctx context.Context, id, dependsOn string) error {
-	for _, x := range []string{id, dependsOn} {
-		if _, err := t.Item(ctx, x); err != nil {
-			return err
-		}
-	}
-	if path, err := t.pathBetween(ctx, dependsOn, id); err != nil {
-		return err
-	} else if path != nil {
-		cycle := append([]string{id}, path...)
-		return baton.Errorf(baton.ErrCircularDependency, "%s cannot depend on %s: that closes the cycle %s",
-			id, dependsOn, strings.Join(cycle, " -> ")).
-			WithDetails("task_id", id, "depends_on", dependsOn, "cycle", cycle).
-			WithHint("remove one dependency of the cycle first, or depend on another item")
-	}
-	_, err := t.Q.ExecContext(ctx, `INSERT OR IGNORE INTO item_deps (item_id, depends_on) VALUES (?, ?)`, id, dependsOn)
-	return err
-}
-
-func (t *tx) RemoveDependency(ctx context.Context, id, dependsOn string) error {
-	res, err := t.Q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return baton.Errorf(baton.ErrNotFound, "%s does not depend on %s", id, dependsOn).
-			WithDetails("task_id", id, "depends_on", dependsOn).
-			WithHint("get_issue lists what an issue depends on")
-	}
-	return nil
-}
-
-// pathBetween returns a dependency path from -> ... -> to, or nil.
-func (t *tx) pathBetween(ctx context.Context, from, to string) ([]string, error) {
-	prev := map[string]string{from: ""}
-	queue := []string{from}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		if cur == to {
-			var path []string
-			for n := to; n != ""; n = prev[n] {
-				path = append(path, n)
-			}
-			slices.Reverse(path)
-			return path, nil
-		}
-		next, err := t.Dependencies(ctx, cur)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range next {
-			if _, seen := prev[n]; !seen {
-				prev[n] = cur
-				queue = append(queue, n)
-			}
-		}
-	}
-	return nil, nil
-}
-
-func (t *tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
-	const sep = "\x1f"
-	now := sqlcore.MS(t.Now())
-	// An item a lapsed claim moved to in_progress is back in the queue
-	// already, even before the reaper has written it back to todo.
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+itemColumns+`,
-		(SELECT group_concat(d.depends_on, char(31)) FROM item_deps d JOIN items x ON x.id = d.depends_on
-			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
-		(SELECT group_concat(c.id, char(31)) FROM items c
-			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled')),
-		k.holder, k.token, k.claimed_at, k.expires_at, k.prev_status
-		FROM items LEFT JOIN claims k ON k.item_id = items.id
-		WHERE project = ? AND (status IN ('todo', 'blocked')
-			OR (status = 'in_progress' AND k.prev_status = 'todo' AND k.expires_at <= ?))
-		ORDER BY priority ASC, created_at ASC, rid ASC`, project, now)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []baton.Readiness
-	var items []*baton.Item
-	for rows.Next() {
-		var deps, kids, holder, prev sql.NullString
-		var token, claimed, expires sql.NullInt64
-		it, err := scanItem(rows, &deps, &kids, &holder, &token, &claimed, &expires, &prev)
-		if err != nil {
-			return nil, err
-		}
-		r := baton.Readiness{Item: it, WaitingOn: split(deps.String, sep), OpenSubtasks: split(kids.String, sep)}
-		r.DependenciesUnmet = len(r.WaitingOn)
-		switch {
-		case holder.Valid && expires.Int64 > now:
-			r.Claim = &baton.Claim{ItemID: it.ID, Holder: holder.String, Token: token.Int64,
-				ClaimedAt: sqlcore.FromMS(claimed.Int64), ExpiresAt: sqlcore.FromMS(expires.Int64)}
-		case holder.Valid && it.Status == baton.StatusInProgress:
-			it.Status = baton.StatusTodo
-			if it.Assignee == holder.String {
-				it.Assignee = ""
-			}
-		}
-		out = append(out, r)
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, t.loadLabels(ctx, items)
-}
-
-// MoveItem re-numbers an item, and its subtasks with it, into another
-// project; labels, dependencies, findings and the rest follow the new id
-// through ON UPDATE CASCADE.
-func (t *tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, error) {
-	it, err := t.Item(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := t.Project(ctx, toProject); err != nil {
-		return nil, err
-	}
-	if it.Project == toProject {
-		return nil, baton.Errorf(baton.ErrInvalidInput, "%s is already in project %s", id, toProject).
-			WithDetails("field", "target_project_id", "constraint", "different_project").
-			WithHint("name another project")
-	}
-	kids, err := t.Children(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	seq, newID, err := t.nextID(ctx, toProject)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
-		return nil, err
-	}
-	if _, err := t.Q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
-		return nil, err
-	}
-	for _, k := range kids {
-		if _, err := t.MoveItem(ctx, k, toProject); err != nil {
-			return nil, err
-		}
-	}
-	return t.Item(ctx, newID)
-}
-
-func split(s, sep string) []string {
-	if s == "" {
-		return []string{}
-	}
-	parts := strings.Split(s, sep)
-	slices.Sort(parts)
-	return parts
 }

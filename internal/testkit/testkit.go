@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -209,17 +208,7 @@ func (k *Kit) Rebind(query string) string {
 	if k.Backend != "postgres" {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return postgres.Rebind(query)
 }
 
 // Exec runs one statement on a second connection and reports the rows it

@@ -1,4 +1,4 @@
-package postgres
+package sqlcore
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
-	"github.com/baton-dev/baton/sqlcore"
 )
 
 const profileColumns = `name, extends, allowed_tools, disallowed_tools, skills, description, updated_at`
@@ -21,20 +20,20 @@ func scanProfile(scan func(...any) error) (*baton.Profile, error) {
 		return nil, err
 	}
 	var err error
-	if p.AllowedTools, err = sqlcore.ParseList(allowed); err != nil {
+	if p.AllowedTools, err = ParseList(allowed); err != nil {
 		return nil, err
 	}
-	if p.DisallowedTools, err = sqlcore.ParseList(disallowed); err != nil {
+	if p.DisallowedTools, err = ParseList(disallowed); err != nil {
 		return nil, err
 	}
-	if p.Skills, err = sqlcore.ParseList(skills); err != nil {
+	if p.Skills, err = ParseList(skills); err != nil {
 		return nil, err
 	}
-	p.UpdatedAt = sqlcore.FromMS(updated)
+	p.UpdatedAt = FromMS(updated)
 	return &p, nil
 }
 
-func (t *tx) Profile(ctx context.Context, name string) (*baton.Profile, error) {
+func (t *Tx) Profile(ctx context.Context, name string) (*baton.Profile, error) {
 	p, err := scanProfile(t.Q.QueryRowContext(ctx, `SELECT `+profileColumns+` FROM profiles WHERE name = ?`, name).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		if baton.IsBuiltinProfile(name) {
@@ -45,8 +44,8 @@ func (t *tx) Profile(ctx context.Context, name string) (*baton.Profile, error) {
 	return p, err
 }
 
-func (t *tx) Profiles(ctx context.Context) ([]*baton.Profile, error) {
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY name COLLATE "C"`)
+func (t *Tx) Profiles(ctx context.Context) ([]*baton.Profile, error) {
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+profileColumns+` FROM profiles ORDER BY `+t.D.ByteOrder("name"))
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func (t *tx) Profiles(ctx context.Context) ([]*baton.Profile, error) {
 	return out, rows.Err()
 }
 
-func (t *tx) PutProfile(ctx context.Context, p *baton.Profile) error {
+func (t *Tx) PutProfile(ctx context.Context, p *baton.Profile) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -73,12 +72,12 @@ func (t *tx) PutProfile(ctx context.Context, p *baton.Profile) error {
 		ON CONFLICT (name) DO UPDATE SET extends = excluded.extends, allowed_tools = excluded.allowed_tools,
 		disallowed_tools = excluded.disallowed_tools, skills = excluded.skills, description = excluded.description,
 		updated_at = excluded.updated_at`,
-		p.Name, p.Extends, sqlcore.JSONList(p.AllowedTools), sqlcore.JSONList(p.DisallowedTools), sqlcore.JSONList(p.Skills), p.Description,
-		sqlcore.MS(p.UpdatedAt))
+		p.Name, p.Extends, JSONList(p.AllowedTools), JSONList(p.DisallowedTools), JSONList(p.Skills), p.Description,
+		MS(p.UpdatedAt))
 	return err
 }
 
-func (t *tx) DeleteProfile(ctx context.Context, name string) error {
+func (t *Tx) DeleteProfile(ctx context.Context, name string) error {
 	res, err := t.Q.ExecContext(ctx, `DELETE FROM profiles WHERE name = ?`, name)
 	if err != nil {
 		return err
@@ -101,32 +100,32 @@ func scanToken(scan func(...any) error) (*baton.AgentToken, error) {
 	if err := scan(&tok.ID, &tok.Agent, &tok.Profile, &tok.Project, &tok.Scheduler, &tok.Hash, &created, &revoked); err != nil {
 		return nil, err
 	}
-	tok.CreatedAt = sqlcore.FromMS(created)
+	tok.CreatedAt = FromMS(created)
 	if revoked.Valid {
-		at := sqlcore.FromMS(revoked.Int64)
+		at := FromMS(revoked.Int64)
 		tok.RevokedAt = &at
 	}
 	return &tok, nil
 }
 
-func (t *tx) CreateToken(ctx context.Context, tok *baton.AgentToken) error {
+func (t *Tx) CreateToken(ctx context.Context, tok *baton.AgentToken) error {
 	if tok.CreatedAt.IsZero() {
 		tok.CreatedAt = t.Now().UTC()
 	}
 	var revoked any
 	if tok.RevokedAt != nil {
-		revoked = sqlcore.MS(*tok.RevokedAt)
+		revoked = MS(*tok.RevokedAt)
 	}
-	scheduler := 0
+	scheduler := 0 // an integer column on both stores
 	if tok.Scheduler {
 		scheduler = 1
 	}
-	err := t.attempt(ctx, func() error {
+	err := t.D.Attempt(ctx, func() error {
 		_, err := t.Q.ExecContext(ctx, `INSERT INTO agent_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			tok.ID, tok.Agent, tok.Profile, tok.Project, scheduler, tok.Hash, sqlcore.MS(tok.CreatedAt), revoked)
+			tok.ID, tok.Agent, tok.Profile, tok.Project, scheduler, tok.Hash, MS(tok.CreatedAt), revoked)
 		return err
 	})
-	if isUnique(err) {
+	if t.D.IsUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "a token with id %q or the same hash already exists", tok.ID).
 			WithType("duplicate").WithDetails("token_id", tok.ID).
 			WithHint("issue a new token: its id and secret are drawn afresh")
@@ -134,7 +133,7 @@ func (t *tx) CreateToken(ctx context.Context, tok *baton.AgentToken) error {
 	return err
 }
 
-func (t *tx) TokenByHash(ctx context.Context, hash string) (*baton.AgentToken, error) {
+func (t *Tx) TokenByHash(ctx context.Context, hash string) (*baton.AgentToken, error) {
 	tok, err := scanToken(t.Q.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens WHERE hash = ?`, hash).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.Errorf(baton.ErrNotFound, "no agent token matches").
@@ -143,8 +142,8 @@ func (t *tx) TokenByHash(ctx context.Context, hash string) (*baton.AgentToken, e
 	return tok, err
 }
 
-func (t *tx) Tokens(ctx context.Context) ([]*baton.AgentToken, error) {
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens ORDER BY created_at, id COLLATE "C"`)
+func (t *Tx) Tokens(ctx context.Context) ([]*baton.AgentToken, error) {
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+tokenColumns+` FROM agent_tokens ORDER BY created_at, `+t.D.ByteOrder("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +159,12 @@ func (t *tx) Tokens(ctx context.Context) ([]*baton.AgentToken, error) {
 	return out, rows.Err()
 }
 
-// RevokeTokens compares who with the agent column under its baton_nocase
-// collation, as agent names compare everywhere (SQLite: NOCASE).
-func (t *tx) RevokeTokens(ctx context.Context, who string, at time.Time) (int, error) {
+// RevokeTokens compares who with the agent column under its
+// case-insensitive collation (SQLite NOCASE, PostgreSQL baton_nocase), as
+// agent names compare everywhere.
+func (t *Tx) RevokeTokens(ctx context.Context, who string, at time.Time) (int, error) {
 	res, err := t.Q.ExecContext(ctx, `UPDATE agent_tokens SET revoked_at = ? WHERE revoked_at IS NULL AND (id = ? OR agent = ?)`,
-		sqlcore.MS(at), who, who)
+		MS(at), who, who)
 	if err != nil {
 		return 0, err
 	}
@@ -172,8 +172,8 @@ func (t *tx) RevokeTokens(ctx context.Context, who string, at time.Time) (int, e
 	return int(n), err
 }
 
-func (t *tx) SetProjectTools(ctx context.Context, slug string, tools []string) error {
-	res, err := t.Q.ExecContext(ctx, `UPDATE projects SET tools = ? WHERE slug = ?`, sqlcore.JSONList(uniqueList(tools)), slug)
+func (t *Tx) SetProjectTools(ctx context.Context, slug string, tools []string) error {
+	res, err := t.Q.ExecContext(ctx, `UPDATE projects SET tools = ? WHERE slug = ?`, JSONList(UniqueList(tools)), slug)
 	if err != nil {
 		return err
 	}
@@ -185,8 +185,8 @@ func (t *tx) SetProjectTools(ctx context.Context, slug string, tools []string) e
 	return nil
 }
 
-// uniqueList is s without repeats, in order of first appearance.
-func uniqueList(s []string) []string {
+// UniqueList is s without repeats, in order of first appearance.
+func UniqueList(s []string) []string {
 	out := make([]string, 0, len(s))
 	seen := make(map[string]bool, len(s))
 	for _, v := range s {

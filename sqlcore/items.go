@@ -1,0 +1,264 @@
+package sqlcore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/baton-dev/baton"
+)
+
+// TakeSequence consumes the project's next sequence number.
+func (t *Tx) TakeSequence(ctx context.Context, project string) (int64, string, error) {
+	var seq int64
+	var prefix string
+	err := t.Q.QueryRowContext(ctx, `UPDATE projects SET next_seq = next_seq + 1 WHERE slug = ? RETURNING next_seq - 1, prefix`, project).
+		Scan(&seq, &prefix)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", baton.ProjectNotFound(project)
+	}
+	return seq, prefix, err
+}
+
+// NextID allocates PREFIX-SEQUENCE, skipping numbers a custom id holds.
+func (t *Tx) NextID(ctx context.Context, project string) (int64, string, error) {
+	for {
+		seq, prefix, err := t.TakeSequence(ctx, project)
+		if err != nil {
+			return 0, "", err
+		}
+		id := fmt.Sprintf("%s-%d", prefix, seq)
+		var taken bool
+		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, id).Scan(&taken); err != nil {
+			return 0, "", err
+		}
+		if !taken {
+			return seq, id, nil
+		}
+	}
+}
+
+// ItemColumns are the columns ScanItem reads, in its order.
+const ItemColumns = `id, project, sequence, title, description, kind, status, priority, assignee,
+	COALESCE(parent_id, ''), progress, estimate_hours, blocked_reason, close_reason, resume_status, created_by, updated_by, created_at, updated_at`
+
+// ScanItem reads ItemColumns, then any extra columns into extra.
+func ScanItem(sc interface{ Scan(...any) error }, extra ...any) (*baton.Item, error) {
+	var it baton.Item
+	var est sql.NullFloat64
+	var created, updated int64
+	dest := append([]any{&it.ID, &it.Project, &it.Sequence, &it.Title, &it.Description, &it.Kind, &it.Status,
+		&it.Priority, &it.Assignee, &it.ParentID, &it.Progress, &est, &it.BlockedReason, &it.CloseReason, &it.ResumeStatus, &it.CreatedBy,
+		&it.UpdatedBy, &created, &updated}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return nil, err
+	}
+	if est.Valid {
+		it.EstimateHours = &est.Float64
+	}
+	it.CreatedAt, it.UpdatedAt = FromMS(created), FromMS(updated)
+	it.Labels = []string{}
+	return &it, nil
+}
+
+// LoadLabels fills in the labels of items, in their stored order.
+func (t *Tx) LoadLabels(ctx context.Context, items []*baton.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	byID := make(map[string]*baton.Item, len(items))
+	args := make([]any, len(items))
+	for i, it := range items {
+		byID[it.ID] = it
+		args[i] = it.ID
+	}
+	rows, err := t.Q.QueryContext(ctx, `SELECT item_id, label FROM item_labels WHERE item_id IN (`+
+		Placeholders(len(items))+`) ORDER BY item_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, l string
+		if err := rows.Scan(&id, &l); err != nil {
+			return err
+		}
+		byID[id].Labels = append(byID[id].Labels, l)
+	}
+	return rows.Err()
+}
+
+// Children returns the ids of items whose parent is id, oldest first.
+func (t *Tx) Children(ctx context.Context, id string) ([]string, error) {
+	return t.Strings(ctx, `SELECT id FROM items WHERE parent_id = ? ORDER BY rid`, id)
+}
+
+// Dependencies returns the ids id depends on, in byte order.
+func (t *Tx) Dependencies(ctx context.Context, id string) ([]string, error) {
+	return t.Strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY `+t.D.ByteOrder("depends_on"), id)
+}
+
+// AddDependency records that id waits for dependsOn, refusing a cycle.
+func (t *Tx) AddDependency(ctx context.Context, id, dependsOn string) error {
+	for _, x := range []string{id, dependsOn} {
+		if _, err := t.Self.Item(ctx, x); err != nil {
+			return err
+		}
+	}
+	if path, err := t.pathBetween(ctx, dependsOn, id); err != nil {
+		return err
+	} else if path != nil {
+		cycle := append([]string{id}, path...)
+		return baton.Errorf(baton.ErrCircularDependency, "%s cannot depend on %s: that closes the cycle %s",
+			id, dependsOn, strings.Join(cycle, " -> ")).
+			WithDetails("task_id", id, "depends_on", dependsOn, "cycle", cycle).
+			WithHint("remove one dependency of the cycle first, or depend on another item")
+	}
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO item_deps (item_id, depends_on) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, dependsOn)
+	return err
+}
+
+// RemoveDependency drops the dependency; an absent one is ERR_NOT_FOUND.
+func (t *Tx) RemoveDependency(ctx context.Context, id, dependsOn string) error {
+	res, err := t.Q.ExecContext(ctx, `DELETE FROM item_deps WHERE item_id = ? AND depends_on = ?`, id, dependsOn)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return baton.Errorf(baton.ErrNotFound, "%s does not depend on %s", id, dependsOn).
+			WithDetails("task_id", id, "depends_on", dependsOn).
+			WithHint("get_issue lists what an issue depends on")
+	}
+	return nil
+}
+
+// pathBetween returns a dependency path from -> ... -> to, or nil.
+func (t *Tx) pathBetween(ctx context.Context, from, to string) ([]string, error) {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == to {
+			var path []string
+			for n := to; n != ""; n = prev[n] {
+				path = append(path, n)
+			}
+			slices.Reverse(path)
+			return path, nil
+		}
+		next, err := t.Dependencies(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range next {
+			if _, seen := prev[n]; !seen {
+				prev[n] = cur
+				queue = append(queue, n)
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Queue returns the project's todo and blocked items with what holds
+// each back, by priority then age.
+func (t *Tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
+	const sep = "\x1f"
+	now := MS(t.Now())
+	// An item a lapsed claim moved to in_progress is back in the queue
+	// already, even before the reaper has written it back to todo.
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+ItemColumns+`,
+		(SELECT string_agg(d.depends_on, ?) FROM item_deps d JOIN items x ON x.id = d.depends_on
+			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
+		(SELECT string_agg(c.id, ?) FROM items c
+			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled')),
+		k.holder, k.token, k.claimed_at, k.expires_at, k.prev_status
+		FROM items LEFT JOIN claims k ON k.item_id = items.id
+		WHERE project = ? AND (status IN ('todo', 'blocked')
+			OR (status = 'in_progress' AND k.prev_status = 'todo' AND k.expires_at <= ?))
+		ORDER BY priority ASC, created_at ASC, rid ASC`, sep, sep, project, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []baton.Readiness
+	var items []*baton.Item
+	for rows.Next() {
+		var deps, kids, holder, prev sql.NullString
+		var token, claimed, expires sql.NullInt64
+		it, err := ScanItem(rows, &deps, &kids, &holder, &token, &claimed, &expires, &prev)
+		if err != nil {
+			return nil, err
+		}
+		r := baton.Readiness{Item: it, WaitingOn: Split(deps.String, sep), OpenSubtasks: Split(kids.String, sep)}
+		r.DependenciesUnmet = len(r.WaitingOn)
+		switch {
+		case holder.Valid && expires.Int64 > now:
+			r.Claim = &baton.Claim{ItemID: it.ID, Holder: holder.String, Token: token.Int64,
+				ClaimedAt: FromMS(claimed.Int64), ExpiresAt: FromMS(expires.Int64)}
+		case holder.Valid && it.Status == baton.StatusInProgress:
+			it.Status = baton.StatusTodo
+			if it.Assignee == holder.String {
+				it.Assignee = ""
+			}
+		}
+		out = append(out, r)
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, t.LoadLabels(ctx, items)
+}
+
+// MoveItem re-numbers an item, and its subtasks with it, into another
+// project; labels, dependencies, findings and the rest follow the new id
+// through ON UPDATE CASCADE.
+func (t *Tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, error) {
+	it, err := t.Self.Item(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.Self.Project(ctx, toProject); err != nil {
+		return nil, err
+	}
+	if it.Project == toProject {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%s is already in project %s", id, toProject).
+			WithDetails("field", "target_project_id", "constraint", "different_project").
+			WithHint("name another project")
+	}
+	kids, err := t.Children(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	seq, newID, err := t.NextID(ctx, toProject)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
+		return nil, err
+	}
+	if _, err := t.Q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		if _, err := t.MoveItem(ctx, k, toProject); err != nil {
+			return nil, err
+		}
+	}
+	return t.Self.Item(ctx, newID)
+}
+
+// Split undoes a string_agg with sep, sorted.
+func Split(s, sep string) []string {
+	if s == "" {
+		return []string{}
+	}
+	parts := strings.Split(s, sep)
+	slices.Sort(parts)
+	return parts
+}
