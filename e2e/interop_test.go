@@ -20,12 +20,10 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Skip("node is not installed; .ci/run installs it (apt-get install nodejs npm)")
 	}
 	dir, _ := filepath.Abs(filepath.Join("..", "interop", "ts"))
+	// go test never reaches the network: the client is installed by
+	// .ci/run (or by hand), not here.
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		npm := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		npm.Dir = dir
-		if out, err := npm.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in interop/ts: %v\n%s", err, out)
-		}
+		t.Skip("the TypeScript client is not installed; run: npm ci --prefix interop/ts (.ci/run does)")
 	}
 	run := func(args ...string) map[string]any {
 		t.Helper()
