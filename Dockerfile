@@ -8,7 +8,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/baton ./cmd/baton \
+RUN CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags "-s -w -X main.version=${VERSION}" -o /out/baton ./cmd/baton \
 	&& mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot

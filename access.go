@@ -75,6 +75,7 @@ type AgentToken struct {
 	Profile   string
 	Project   string // default project of the agent's sessions; may be ""
 	Scheduler bool   // sessions run in scheduler mode
+	Preset    string // tool preset of the agent's sessions; "" for the default
 	Hash      string // hex SHA-256 of the token
 	CreatedAt time.Time
 	RevokedAt *time.Time

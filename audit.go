@@ -11,7 +11,7 @@ var ThoughtTypes = []string{"reflection", "decision", "discovery", "risk", "bloc
 
 // ThoughtRecord is one hash-chained decision record. Each task has its own
 // chain: Position counts from 1 and PreviousHash is the hash of the
-// record before (64 zeros for the first).
+// record before ("" for the first, which Colibri's catalogue writes null).
 type ThoughtRecord struct {
 	ID           string // Θ-0001
 	TaskID       string
@@ -49,15 +49,22 @@ type AuditSession struct {
 	StartedBy   string
 	StartedAt   time.Time
 	FinalizedAt time.Time // zero while open
-	MerkleRoot  string
-	RootTask    string // the task the frozen root was limited to, if any
-	TreeDepth   int
-	LeafCount   int
-	LastChange  time.Time
+	// TrackingEndedAt is when audit_verify_chain verified the session:
+	// from then on no new record joins it (zero while it tracks).
+	TrackingEndedAt time.Time
+	MerkleRoot      string
+	RootTask        string // the task the frozen root was limited to, if any
+	TreeDepth       int
+	LeafCount       int
+	LastChange      time.Time
 }
 
 // Finalized reports whether the session's root is frozen.
 func (s *AuditSession) Finalized() bool { return !s.FinalizedAt.IsZero() }
+
+// Tracking reports whether new records still join the session: until it
+// is verified (audit_verify_chain) or finalized.
+func (s *AuditSession) Tracking() bool { return !s.Finalized() && s.TrackingEndedAt.IsZero() }
 
 // SessionRecord is a record as a leaf of its session's Merkle tree.
 type SessionRecord struct {
@@ -100,6 +107,9 @@ type AuditTx interface {
 	SessionRecords(ctx context.Context, id string) ([]SessionRecord, error)
 	// FinalizeSession freezes the root; a second call is ERR_ALREADY_FINALIZED.
 	FinalizeSession(ctx context.Context, s *AuditSession) error
+	// EndTracking stops new records joining the session, once: it reports
+	// whether this call ended it (false when it had ended already).
+	EndTracking(ctx context.Context, id string, at time.Time) (bool, error)
 	// AppendAction chains a; the store sets Position, PreviousHash and Hash.
 	AppendAction(ctx context.Context, a *Action) error
 	// Actions returns up to limit actions after position, in chain order.

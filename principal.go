@@ -24,6 +24,10 @@ type Principal struct {
 	WorktreePath  string
 	Source        Source
 	SchedulerMode bool
+	// Preset chooses the session's vocabulary (core, symphony, colibri,
+	// adjutant, botholomew, full); empty means the default for the
+	// session (tool.DefaultPreset).
+	Preset string
 	// ScopeFile is the --tool-scope-file of the session: a JSON array of
 	// tool names that, when set, is the whole of its tools.
 	ScopeFile string

@@ -12,7 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+
 	"github.com/baton-dev/baton"
 )
 
@@ -60,6 +60,8 @@ func Digest(v any) (string, error) {
 }
 
 // ThoughtFields are the fields Colibri's thought_record hash covers.
+// PreviousHash is "" for the first record of a chain, which the hash (and
+// every output) writes as null, as the catalogue has it.
 type ThoughtFields struct {
 	TaskID       string `json:"task_id"`
 	Type         string `json:"type"`
@@ -69,12 +71,40 @@ type ThoughtFields struct {
 	RecordedBy   string `json:"recorded_by"`
 }
 
-// Hash is SHA-256 over the canonical JSON of the fields.
-func (f ThoughtFields) Hash() string { return Sum(f.canonical()) }
+// Hash is the catalogue's formula: SHA-256 of JSON.stringify({task_id,
+// type, content, previous_hash, recorded_at, recorded_by}), lowercase hex.
+func (f ThoughtFields) Hash() string { return Sum(f.JSON()) }
 
-// canonical writes the fields as Canonical would, keys in sorted order,
-// without its reflection: verification hashes millions of records.
-func (f ThoughtFields) canonical() []byte {
+// JSON is exactly what JavaScript's JSON.stringify writes for the object
+// literal {task_id, type, content, previous_hash, recorded_at, recorded_by}
+// built from the fields: keys in that order, no spaces, previous_hash
+// null for the first record. These are the bytes Hash hashes.
+func (f ThoughtFields) JSON() []byte {
+	b := make([]byte, 0, 256+len(f.Content))
+	b = append(b, `{"task_id":`...)
+	b = AppendJSString(b, f.TaskID)
+	b = append(b, `,"type":`...)
+	b = AppendJSString(b, f.Type)
+	b = append(b, `,"content":`...)
+	b = AppendJSString(b, f.Content)
+	b = append(b, `,"previous_hash":`...)
+	if f.PreviousHash == "" {
+		b = append(b, "null"...)
+	} else {
+		b = AppendJSString(b, f.PreviousHash)
+	}
+	b = append(b, `,"recorded_at":`...)
+	b = AppendJSString(b, f.RecordedAt)
+	b = append(b, `,"recorded_by":`...)
+	b = AppendJSString(b, f.RecordedBy)
+	return append(b, '}')
+}
+
+// LegacyHash is the rule baton hashed thought records by before schema
+// version 15: SHA-256 over the fields' canonical JSON (keys sorted) with
+// 64 zeros as the first record's previous_hash. It is kept only so the
+// re-chaining at upgrade can tell an intact old chain from a tampered one.
+func (f ThoughtFields) LegacyHash() string {
 	b := make([]byte, 0, 256+len(f.Content))
 	b = appendField(b, '{', "content", f.Content)
 	b = appendField(b, ',', "previous_hash", f.PreviousHash)
@@ -82,7 +112,7 @@ func (f ThoughtFields) canonical() []byte {
 	b = appendField(b, ',', "recorded_by", f.RecordedBy)
 	b = appendField(b, ',', "task_id", f.TaskID)
 	b = appendField(b, ',', "type", f.Type)
-	return append(b, '}')
+	return Sum(append(b, '}'))
 }
 
 // ActionFields are what an action record's hash covers: who called which
@@ -176,18 +206,18 @@ type Link struct {
 	Computed     string // hash recomputed from the stored content
 }
 
-// BrokenLink says where a chain breaks and how.
+// BrokenLink says where a chain breaks and how: always by the hashes
+// involved, so a deleted record is named by the hash its successor still
+// points to.
 type BrokenLink struct {
-	Position     int64  `json:"position" jsonschema:"Where the chain breaks (1-indexed)."`
-	ExpectedHash string `json:"expected_hash" jsonschema:"The hash the chain says should be there."`
+	Position     int64  `json:"position" jsonschema:"Where the chain breaks (1-indexed): the position of the record found broken."`
+	ExpectedHash string `json:"expected_hash" jsonschema:"The hash the chain says should be there (empty where the chain starts, whose previous_hash is null)."`
 	ActualHash   string `json:"actual_hash" jsonschema:"The hash found (empty when the record is gone)."`
 	Reason       string `json:"reason" jsonschema:"What the break means."`
 }
 
-// Verify walks a chain in order and reports every broken link: a record
-// whose content no longer gives its stored hash (changed), whose
-// previous_hash is not the hash before it (deleted or reordered), or
-// whose position is not the next one (deleted or reordered).
+// Verify walks an action-log chain (first previous_hash: Genesis) in
+// order and reports every broken link; see Verifier.
 func Verify(links []Link) []BrokenLink {
 	var v Verifier
 	for _, l := range links {
@@ -196,9 +226,28 @@ func Verify(links []Link) []BrokenLink {
 	return v.Broken
 }
 
+// VerifyThoughts walks a task's thought chain (first previous_hash: null)
+// in order and reports every broken link; see Verifier.
+func VerifyThoughts(links []Link) []BrokenLink {
+	v := Verifier{Null: true}
+	for _, l := range links {
+		v.Add(l)
+	}
+	return v.Broken
+}
+
 // Verifier checks a chain one link at a time, so a chain of millions of
-// records is verified without holding it in memory.
+// records is verified without holding it in memory. A record is broken
+// when its previous_hash is not the stored hash of the record before it
+// (one was deleted, inserted or reordered: expected is the hash before,
+// actual the hash the record points to) or when its content no longer
+// gives its stored hash (it was changed: expected is the stored hash,
+// actual the recomputed one). Positions only say where: a deleted record
+// shows as its successor pointing to a hash that is no longer there.
 type Verifier struct {
+	// Null says the chain starts from null (a thought chain, as Colibri's
+	// catalogue has it) rather than from Genesis (the action log).
+	Null   bool
 	prev   string
 	n      int64
 	Broken []BrokenLink
@@ -206,18 +255,17 @@ type Verifier struct {
 
 // Add checks the next link of the chain.
 func (v *Verifier) Add(l Link) {
-	if v.n == 0 {
+	if v.n == 0 && !v.Null {
 		v.prev = Genesis
 	}
 	v.n++
 	switch {
-	case l.Position != v.n:
-		v.Broken = append(v.Broken, BrokenLink{Position: v.n, ExpectedHash: fmt.Sprintf("position %d", v.n),
-			ActualHash: fmt.Sprintf("position %d", l.Position), Reason: "a record is missing or out of order"})
-		v.n = l.Position // resynchronise, so one gap is reported once
 	case l.PreviousHash != v.prev:
-		v.Broken = append(v.Broken, BrokenLink{Position: l.Position, ExpectedHash: v.prev, ActualHash: l.PreviousHash,
-			Reason: "previous_hash does not match the record before it (a record was deleted, inserted or reordered)"})
+		reason := "previous_hash does not match the record before it (a record was deleted, inserted or reordered)"
+		if v.n == 1 {
+			reason = "the first record of the chain does not start it (the records before it were deleted)"
+		}
+		v.Broken = append(v.Broken, BrokenLink{Position: l.Position, ExpectedHash: v.prev, ActualHash: l.PreviousHash, Reason: reason})
 	case l.Computed != l.Stored:
 		v.Broken = append(v.Broken, BrokenLink{Position: l.Position, ExpectedHash: l.Stored, ActualHash: l.Computed,
 			Reason: "the record's content no longer gives its stored hash (it was changed)"})

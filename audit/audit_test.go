@@ -3,7 +3,10 @@ package audit_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/audit"
@@ -24,12 +27,81 @@ func TestCanonical(t *testing.T) {
 }
 
 func TestThoughtHashIsOverTheSpecifiedFields(t *testing.T) {
-	f := audit.ThoughtFields{TaskID: "T-1", Type: "decision", Content: "use zod", PreviousHash: audit.Genesis,
+	f := audit.ThoughtFields{TaskID: "T-1", Type: "decision", Content: "use zod", PreviousHash: "",
 		RecordedAt: "2026-04-08T22:30:00.000Z", RecordedBy: "agent-alice"}
-	canon := `{"content":"use zod","previous_hash":"` + audit.Genesis + `","recorded_at":"2026-04-08T22:30:00.000Z","recorded_by":"agent-alice","task_id":"T-1","type":"decision"}`
-	sum := sha256.Sum256([]byte(canon))
-	if got := f.Hash(); got != hex.EncodeToString(sum[:]) {
-		t.Fatalf("hash = %s, want sha256 of %s", got, canon)
+	// The catalogue's order, previous_hash null for the first record.
+	want := `{"task_id":"T-1","type":"decision","content":"use zod","previous_hash":null,"recorded_at":"2026-04-08T22:30:00.000Z","recorded_by":"agent-alice"}`
+	sum := sha256.Sum256([]byte(want))
+	if got := f.Hash(); string(f.JSON()) != want || got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("json = %s hash = %s, want sha256 of %s", f.JSON(), got, want)
+	}
+	f.PreviousHash = audit.Sum([]byte("x"))
+	if want := `"previous_hash":"` + f.PreviousHash + `"`; !strings.Contains(string(f.JSON()), want) {
+		t.Fatalf("json = %s, want %s", f.JSON(), want)
+	}
+}
+
+// TestPoint17ThoughtHashMatchesJSONStringify checks the thought hash
+// against vectors Node wrote (testdata/thought_vectors.js: JSON.stringify
+// and crypto's SHA-256, as a Colibri client computes them), so the test
+// needs no node. The vectors hold <, >, &, U+2028/U+2029, emoji, C0 and C1
+// controls, DEL, quotes and backslashes, and null and string previous
+// hashes.
+func TestPoint17ThoughtHashMatchesJSONStringify(t *testing.T) {
+	raw, err := os.ReadFile("testdata/thought_vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors []struct {
+		TaskID       string  `json:"task_id"`
+		Type         string  `json:"type"`
+		Content      string  `json:"content"`
+		PreviousHash *string `json:"previous_hash"`
+		RecordedAt   string  `json:"recorded_at"`
+		RecordedBy   string  `json:"recorded_by"`
+		JSON         string  `json:"json"`
+		Hash         string  `json:"hash"`
+	}
+	if err := json.Unmarshal(raw, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	nulls := 0
+	for i, v := range vectors {
+		f := audit.ThoughtFields{TaskID: v.TaskID, Type: v.Type, Content: v.Content, RecordedAt: v.RecordedAt, RecordedBy: v.RecordedBy}
+		if v.PreviousHash == nil {
+			nulls++
+		} else {
+			f.PreviousHash = *v.PreviousHash
+		}
+		if got := string(f.JSON()); got != v.JSON {
+			t.Errorf("vector %d (%q): json\n%s\nwant (node)\n%s", i, v.Content, got, v.JSON)
+		}
+		if got := f.Hash(); got != v.Hash {
+			t.Errorf("vector %d (%q): hash %s, node %s", i, v.Content, got, v.Hash)
+		}
+		all.WriteString(v.Content + v.RecordedBy)
+	}
+	// The vectors must hold what tells JSON.stringify from encoding/json.
+	for _, must := range []string{"<", ">", "&", "\u2028", "\u2029", "🚀", "\x1b", "\x00", "\x7f", "\u009b", "\u202e", "\"", "\\", "\b", "\f"} {
+		if !strings.Contains(all.String(), must) {
+			t.Errorf("no vector holds %q", must)
+		}
+	}
+	if nulls == 0 || nulls == len(vectors) {
+		t.Errorf("%d of %d vectors have a null previous_hash; want some of each", nulls, len(vectors))
+	}
+}
+
+// TestPoint17InvalidUTF8HashesAsReplacement: bytes that are not UTF-8
+// hash as U+FFFD, the character every client reading the record through
+// JSON receives.
+func TestPoint17InvalidUTF8HashesAsReplacement(t *testing.T) {
+	bad := audit.ThoughtFields{TaskID: "T-1", Type: "risk", Content: "a\xffb\xed\xa0\x80c", RecordedAt: "x", RecordedBy: "y"}
+	good := bad
+	good.Content = "a\ufffdb\ufffd\ufffd\ufffdc"
+	if string(bad.JSON()) != string(good.JSON()) || bad.Hash() != good.Hash() {
+		t.Fatalf("json %q, want %q", bad.JSON(), good.JSON())
 	}
 }
 
@@ -53,17 +125,59 @@ func TestVerify(t *testing.T) {
 	if b := audit.Verify(changed); len(b) != 1 || b[0].Position != 3 || b[0].ExpectedHash != changed[2].Stored {
 		t.Fatalf("changed record: %+v", b)
 	}
+	full := chain(5)
 	deleted := append(chain(5)[:2:2], chain(5)[3:]...)
-	if b := audit.Verify(deleted); len(b) == 0 || b[0].Position != 3 {
-		t.Fatalf("deleted record: %+v", b)
+	if b := audit.Verify(deleted); len(b) != 1 || b[0].Position != 4 || b[0].ExpectedHash != full[1].Stored || b[0].ActualHash != full[2].Stored {
+		t.Fatalf("deleted record: %+v, want position 4 expecting %s, pointing to the deleted %s", b, full[1].Stored, full[2].Stored)
 	}
 	swapped := chain(5)
 	swapped[1], swapped[2] = swapped[2], swapped[1]
-	if b := audit.Verify(swapped); len(b) == 0 || b[0].Position != 2 {
+	if b := audit.Verify(swapped); len(b) == 0 || b[0].Position != 3 || b[0].ExpectedHash != full[0].Stored {
 		t.Fatalf("reordered records: %+v", b)
 	}
 	if audit.IntegrityScore(8, 2) != 75 || audit.IntegrityScore(0, 0) != 100 {
 		t.Fatal("integrity score")
+	}
+}
+
+// thoughtChain is a thought chain of n links, the first pointing to null.
+func thoughtChain(n int) []audit.Link {
+	var links []audit.Link
+	prev := ""
+	for i := 1; i <= n; i++ {
+		h := audit.Sum([]byte(fmt.Sprintf("thought %d %s", i, prev)))
+		links = append(links, audit.Link{Position: int64(i), Stored: h, PreviousHash: prev, Computed: h})
+		prev = h
+	}
+	return links
+}
+
+// TestPoint17VerifyReportsHashesNotPositions: a deleted record is named by
+// hashes (what the chain expected, what the next record points to), never
+// by "position N", wherever in the chain it was.
+func TestPoint17VerifyReportsHashesNotPositions(t *testing.T) {
+	if b := audit.VerifyThoughts(thoughtChain(4)); len(b) != 0 {
+		t.Fatalf("intact thought chain: %+v", b)
+	}
+	if b := audit.Verify(thoughtChain(2)); len(b) != 1 || b[0].ExpectedHash != audit.Genesis {
+		t.Fatalf("a chain starting from null read as an action chain: %+v", b)
+	}
+	for del := 0; del < 3; del++ {
+		full := thoughtChain(4)
+		links := append(thoughtChain(4)[:del:del], thoughtChain(4)[del+1:]...)
+		b := audit.VerifyThoughts(links)
+		want := ""
+		if del > 0 {
+			want = full[del-1].Stored
+		}
+		if len(b) != 1 || b[0].Position != int64(del+2) || b[0].ExpectedHash != want || b[0].ActualHash != full[del].Stored {
+			t.Errorf("record %d deleted: %+v, want one break at %d expecting %q, found %s", del+1, b, del+2, want, full[del].Stored)
+		}
+		for _, br := range b {
+			if strings.Contains(br.ExpectedHash+br.ActualHash, "position") {
+				t.Errorf("record %d deleted: break names positions: %+v", del+1, br)
+			}
+		}
 	}
 }
 
@@ -138,8 +252,8 @@ func TestFastCanonicalMatches(t *testing.T) {
 		"\u2028\u2029", "invalid \xff utf8", "emoji 🎉", "Θ-0001"}
 	for _, s := range strs {
 		tf := audit.ThoughtFields{TaskID: s, Type: s, Content: s, PreviousHash: s, RecordedAt: s, RecordedBy: s}
-		if want, _ := audit.Digest(tf); tf.Hash() != want {
-			t.Errorf("thought fields with %q: hash %s, canonical %s", s, tf.Hash(), want)
+		if want, _ := audit.Digest(tf); tf.LegacyHash() != want {
+			t.Errorf("thought fields with %q: legacy hash %s, canonical %s", s, tf.LegacyHash(), want)
 		}
 		af := audit.ActionFields{Position: 42, Agent: s, Source: s, Tool: s, Subject: s, InputDigest: s, ResultDigest: s, At: s, PreviousHash: s}
 		if want, _ := audit.Digest(af); af.Hash() != want {

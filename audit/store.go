@@ -70,7 +70,7 @@ func VerifyStore(ctx context.Context, s baton.Store) (*Report, error) {
 	}
 	rep.Thoughts = int64(len(thoughts))
 	for task, chain := range byTask(thoughts) {
-		if b := Verify(chain); len(b) > 0 {
+		if b := VerifyThoughts(chain); len(b) > 0 {
 			rep.ThoughtBreaks[task] = b
 		}
 	}
@@ -88,7 +88,9 @@ func byTask(thoughts []*baton.ThoughtRecord) map[string][]Link {
 }
 
 // BundleFormat names the bundle layout, for readers elsewhere.
-const BundleFormat = "baton-audit-bundle/1"
+// Version 2: thought hashes follow Colibri's catalogue (JSON.stringify of
+// six fields in its order, previous_hash null for a chain's first record).
+const BundleFormat = "baton-audit-bundle/2"
 
 // Bundle is a self-contained export of the audit trail: every hashed
 // field, so it can be verified with no database (baton audit verify
@@ -108,12 +110,37 @@ type BundleAction struct {
 	Hash string `json:"hash"`
 }
 
-// BundleThought is a thought record with its hashed fields and stored hash.
+// BundleThought is a thought record with its hashed fields and stored
+// hash; previous_hash is null for the first record of its chain.
 type BundleThought struct {
-	ThoughtFields
-	ID       string `json:"id"`
-	Position int    `json:"position"`
-	Hash     string `json:"hash"`
+	TaskID       string  `json:"task_id"`
+	Type         string  `json:"type"`
+	Content      string  `json:"content"`
+	PreviousHash *string `json:"previous_hash"`
+	RecordedAt   string  `json:"recorded_at"`
+	RecordedBy   string  `json:"recorded_by"`
+	ID           string  `json:"id"`
+	Position     int     `json:"position"`
+	Hash         string  `json:"hash"`
+}
+
+// Fields are the thought's hashed fields.
+func (t BundleThought) Fields() ThoughtFields {
+	f := ThoughtFields{TaskID: t.TaskID, Type: t.Type, Content: t.Content, RecordedAt: t.RecordedAt, RecordedBy: t.RecordedBy}
+	if t.PreviousHash != nil {
+		f.PreviousHash = *t.PreviousHash
+	}
+	return f
+}
+
+func bundleThought(r *baton.ThoughtRecord) BundleThought {
+	f := ThoughtOf(r)
+	t := BundleThought{TaskID: f.TaskID, Type: f.Type, Content: f.Content, RecordedAt: f.RecordedAt, RecordedBy: f.RecordedBy,
+		ID: r.ID, Position: r.Position, Hash: r.Hash}
+	if f.PreviousHash != "" {
+		t.PreviousHash = &f.PreviousHash
+	}
+	return t
 }
 
 // BundleSession is a finalized session: its frozen root and its leaves.
@@ -125,10 +152,11 @@ type BundleSession struct {
 	Leaves      []string `json:"leaves"`
 }
 
-const bundleAlgorithm = "hash = hex SHA-256 of the canonical JSON (keys sorted, no spaces) of a record's fields without " +
-	"its hash; previous_hash links each record to the one before (64 zeros first); actions form one chain by position, " +
-	"thoughts one chain per task_id by position; a session's merkle_root is over its leaves: SHA256(left||right) on raw " +
-	"bytes, an odd last node promoted, sha256(\"\") for no leaves."
+const bundleAlgorithm = "thoughts: hash = hex SHA-256 of JavaScript's JSON.stringify({task_id, type, content, previous_hash, " +
+	"recorded_at, recorded_by}) (that key order, no spaces), one chain per task_id by position, previous_hash null for the " +
+	"first; actions: hash = hex SHA-256 of the canonical JSON (keys sorted, no spaces) of the fields without the hash, one " +
+	"chain by position, previous_hash 64 zeros for the first; a session's merkle_root is over its leaves: SHA256(left||right) " +
+	"on raw bytes, an odd last node promoted, sha256(\"\") for no leaves."
 
 // Export reads the whole audit trail into a bundle.
 func Export(ctx context.Context, s baton.Store, now time.Time) (*Bundle, error) {
@@ -153,7 +181,7 @@ func Export(ctx context.Context, s baton.Store, now time.Time) (*Bundle, error) 
 			return err
 		}
 		for _, r := range thoughts {
-			b.Thoughts = append(b.Thoughts, BundleThought{ThoughtFields: ThoughtOf(r), ID: r.ID, Position: r.Position, Hash: r.Hash})
+			b.Thoughts = append(b.Thoughts, bundleThought(r))
 		}
 		sessions, err := tx.Sessions(ctx)
 		if err != nil {
@@ -194,13 +222,14 @@ func (b *Bundle) Verify() *Report {
 	rep.Actions, rep.ActionBreaks = v.Count(), append(rep.ActionBreaks, v.Broken...)
 	chains := map[string][]Link{}
 	for _, t := range b.Thoughts {
+		f := t.Fields()
 		chains[t.TaskID] = append(chains[t.TaskID], Link{Position: int64(t.Position), Stored: t.Hash,
-			PreviousHash: t.PreviousHash, Computed: t.ThoughtFields.Hash()})
+			PreviousHash: f.PreviousHash, Computed: f.Hash()})
 		known[t.Hash] = true
 	}
 	rep.Thoughts = int64(len(b.Thoughts))
 	for task, chain := range chains {
-		if br := Verify(chain); len(br) > 0 {
+		if br := VerifyThoughts(chain); len(br) > 0 {
 			rep.ThoughtBreaks[task] = br
 		}
 	}

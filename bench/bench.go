@@ -115,13 +115,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		store.Close() // the agents' processes own the file now
 		connect = func(ctx context.Context, agent string) (*mcp.ClientSession, error) {
 			// A benchmark measures the server, not the per-agent rate limit.
-			cmd := exec.Command(bin, "--db", dbPath, "mcp", "--agent", agent, "--project", Project, "--rate-limit", "0")
+			cmd := exec.Command(bin, "--db", dbPath, "mcp", "--preset", "full", "--agent", agent, "--project", Project, "--rate-limit", "0")
 			return client().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		}
 	} else {
 		f := mcpserver.NewFactory(reg, env, "bench")
 		h := f.Handler(mcpserver.HTTPOptions{Principal: func(r *http.Request) baton.Principal {
-			return baton.Principal{Agent: r.Header.Get(agentHeader), Project: Project, Source: baton.SourceHTTP}
+			return baton.Principal{Agent: r.Header.Get(agentHeader), Project: Project, Source: baton.SourceHTTP, Preset: tool.PresetFull}
 		}})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -54,7 +54,7 @@ func MeasureColdStart(bin string, runs int) (*ColdStart, error) {
 }
 
 func startOnce(bin, db string, rss bool) (time.Duration, time.Duration, int64, error) {
-	cmd := exec.Command(bin, "--db", db, "mcp", "--agent", "cold")
+	cmd := exec.Command(bin, "--db", db, "mcp", "--preset", "full", "--agent", "cold")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	start := time.Now()

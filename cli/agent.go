@@ -13,6 +13,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
 	"github.com/baton-dev/baton/mcpserver"
+	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -55,6 +56,7 @@ type tokenView struct {
 	Profile   string `json:"profile"`
 	Project   string `json:"project"`
 	Scheduler bool   `json:"scheduler"`
+	Preset    string `json:"preset,omitempty"`
 	CreatedAt string `json:"created_at"`
 	RevokedAt string `json:"revoked_at,omitempty"`
 	// Token is set only in the answer that issues it.
@@ -63,7 +65,7 @@ type tokenView struct {
 
 func tokenViewOf(t *baton.AgentToken) tokenView {
 	v := tokenView{ID: t.ID, Agent: t.Agent, Profile: t.Profile, Project: t.Project, Scheduler: t.Scheduler,
-		CreatedAt: baton.Timestamp(t.CreatedAt)}
+		Preset: t.Preset, CreatedAt: baton.Timestamp(t.CreatedAt)}
 	if t.RevokedAt != nil {
 		v.RevokedAt = baton.Timestamp(*t.RevokedAt)
 	}
@@ -81,21 +83,25 @@ func (a *App) agentCreateCmd() *cobra.Command {
 	var profile string
 	var scheduler, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "create NAME --profile P [--project S] [--scheduler]",
+		Use:   "create NAME (--profile P | --preset NAME) [--project S] [--scheduler]",
 		Short: "Issue the first token of an agent (printed once)",
-		Long: "create issues a bearer token for agent NAME with profile P (built in or created with baton profile).\n" +
+		Long: "create issues a bearer token for agent NAME with profile P (built in or created with baton profile)\n" +
+			"and/or a tool preset (" + strings.Join(tool.PresetNames(), ", ") + "; with a profile, the preset narrows its tools).\n" +
 			"--project sets the default project of the agent's sessions; --scheduler makes them scheduler sessions.",
 		Args: agentArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
-			if profile == "" {
-				return usageError("--profile is required: one of %s, or a custom profile", strings.Join(baton.BuiltinProfiles, ", "))
+			if profile == "" && a.preset == "" {
+				return usageError("--profile or --preset is required: a profile (%s, or a custom one) or a preset (%s)",
+					strings.Join(baton.BuiltinProfiles, ", "), strings.Join(tool.PresetNames(), ", "))
 			}
 			return a.issueToken(c, args[0], profile, a.project, scheduler, asJSON, true)
 		},
 	}
 	cmd.Flags().StringVar(&profile, "profile", "", "the agent's profile: "+strings.Join(baton.BuiltinProfiles, ", ")+" or a custom one (required)")
 	cmd.Flags().BoolVar(&scheduler, "scheduler", false, "the agent's sessions run in scheduler mode (no scheduler-blocked tools, capped creations)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the token and its settings as JSON")
+	cmd.Flags().StringVar(&a.preset, "preset", "", "the agent's tool preset: "+strings.Join(tool.PresetNames(), ", ")+" (default: core without a profile, the profile's tools with one)")
+	a.jsonFlagVar(cmd, &asJSON, `{"token": {"id", "agent", "profile", "preset", "project", "scheduler", "created_at", "token" (the secret,
+shown this once)}, "note"}.`)
 	return cmd
 }
 
@@ -138,15 +144,20 @@ func (a *App) agentTokenCmd() *cobra.Command {
 				if !c.Flags().Changed("scheduler") {
 					scheduler = newest.Scheduler
 				}
-			} else if profile == "" {
+				if !c.Flags().Changed("preset") {
+					a.preset = newest.Preset
+				}
+			} else if profile == "" && a.preset == "" {
 				return usageError("agent %s has no token to take a profile from: pass --profile, or use baton agent create %s --profile P", args[0], args[0])
 			}
 			return a.issueToken(c, args[0], profile, project, scheduler, asJSON, false)
 		},
 	}
 	cmd.Flags().StringVar(&profile, "profile", "", "the token's profile (default: the agent's newest token's)")
+	cmd.Flags().StringVar(&a.preset, "preset", "", "the token's tool preset (default: the agent's newest token's)")
 	cmd.Flags().BoolVar(&scheduler, "scheduler", false, "the token's sessions run in scheduler mode (default: as the newest token)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the token and its settings as JSON")
+	a.jsonFlagVar(cmd, &asJSON, `{"token": {"id", "agent", "profile", "preset", "project", "scheduler", "created_at", "token" (the secret,
+shown this once)}, "note"}.`)
 	return cmd
 }
 
@@ -162,7 +173,11 @@ func (a *App) issueToken(c *cobra.Command, agent, profile, project string, sched
 	if err != nil {
 		return a.fail(err)
 	}
+	if a.preset != "" && !tool.IsPreset(a.preset) {
+		return usageError("unknown preset %q: choose one of %s", a.preset, strings.Join(tool.PresetNames(), ", "))
+	}
 	token, tok := mcpserver.NewToken(agent, profile, project, scheduler)
+	tok.Preset = a.preset
 	tok.CreatedAt = a.agentNow()
 	err = s.Update(ctx, func(tx baton.Tx) error {
 		if fresh {
@@ -254,7 +269,7 @@ func (a *App) agentListCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tokens as JSON")
+	a.jsonFlagVar(cmd, &asJSON, `{"tokens": [{"id", "agent", "profile", "preset", "project", "scheduler", "created_at", "revoked_at"}]}, oldest first.`)
 	return cmd
 }
 
@@ -286,9 +301,16 @@ func (a *App) agentRevokeCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if who, err = resolveToken(toks, who); err != nil { // a name, an id, or a unique start of an id
+					return err
+				}
+				var active []string // the tokens this revokes
 				for _, t := range toks {
 					if t.ID == who || t.Agent == who {
 						known++
+						if t.Active() {
+							active = append(active, t.ID)
+						}
 					}
 				}
 				if known == 0 {
@@ -297,6 +319,11 @@ func (a *App) agentRevokeCmd() *cobra.Command {
 				}
 				if n, err = tx.RevokeTokens(ctx, who, now); err != nil {
 					return err
+				}
+				if n > 0 {
+					if err := a.accessChanged(ctx, tx, "token.revoke", "", "", active...); err != nil {
+						return err
+					}
 				}
 				return auditAccess(ctx, tx, "agent_token_revoke", a.human().Agent, map[string]any{"who": who},
 					map[string]any{"revoked": n}, now)
@@ -315,7 +342,7 @@ func (a *App) agentRevokeCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print how many were revoked as JSON")
+	a.jsonFlagVar(cmd, &asJSON, `{"revoked": N (tokens revoked now), "who": the agent name or the whole token id}.`)
 	return cmd
 }
 
@@ -361,7 +388,7 @@ func rateLimitOf(c *cobra.Command) (float64, error) {
 }
 
 // rateLimitUsage documents --rate-limit.
-const rateLimitUsage = "tool calls per second each agent may make, in bursts of twice that (0: no limit)"
+const rateLimitUsage = "tool calls per second each agent may make on average, in bursts of 4 seconds' worth (0: no limit)"
 
 // isLoopback reports whether addr (host:port) listens only on this
 // machine: --insecure-local serves without tokens, so nowhere else.

@@ -94,7 +94,7 @@ func TestAgentErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no profile", []string{"agent", "create", "a1"}, 2, "--profile is required"},
+		{"no profile", []string{"agent", "create", "a1"}, 2, "--profile or --preset is required"},
 		{"unknown profile", []string{"agent", "create", "a1", "--profile", "wizard"}, 2, "worker, researcher, judge, scanner, architect, planner, intake"},
 		{"no name", []string{"agent", "create", "--profile", "worker"}, 2, "NAME"},
 		{"bad name", []string{"agent", "create", "a b", "--profile", "worker"}, 2, "not valid"},

@@ -20,6 +20,7 @@ import (
 	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/capabilities"
 	"github.com/spf13/cobra"
 )
 
@@ -29,9 +30,6 @@ const (
 	ExitTool  = 1 // the tool ran and failed
 	ExitUsage = 2 // the command line or the arguments were wrong
 )
-
-// DefaultDB is the database file used when neither --db nor BATON_DB is set.
-var DefaultDB = filepath.Join(".baton", "baton.db")
 
 // ExitError carries an exit code out of a command.
 type ExitError struct {
@@ -56,9 +54,12 @@ type App struct {
 	Getenv   func(string) string
 	Clock    baton.Clock
 
-	dbPath  string
-	agent   string
-	project string
+	dbPath    string    // --db or BATON_DB; empty means find it (Locate)
+	loc       *Location // the database found, once per invocation
+	mayCreate bool      // this command may create the database (init, serve)
+	preset    string    // --preset of mcp, serve and tools
+	agent     string
+	project   string
 	// Session binding of baton mcp.
 	issueID, agentType, worktree string
 	scopeFile                    string // --tool-scope-file
@@ -102,11 +103,11 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil && ee.Err.Error() != "" {
-			fmt.Fprintln(a.Stderr, "error:", ee.Err)
+			fmt.Fprintln(a.Stderr, "error:", cleanText(ee.Err.Error()))
 		}
 		return ee.Code
 	}
-	fmt.Fprintln(a.Stderr, "error:", err)
+	fmt.Fprintln(a.Stderr, "error:", cleanText(err.Error()))
 	return ExitTool
 }
 
@@ -117,10 +118,11 @@ func (a *App) root() *cobra.Command {
 		Long: "baton gives coding agents and the people running them a shared, permissioned place to track work,\n" +
 			"claim it, review it, talk and prove afterwards what happened. Agents connect over MCP (baton mcp,\n" +
 			"baton serve); people use these commands.",
-		Version:           a.Version,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+		Version:       a.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// The default completion command stays listed (`baton completion
+		// bash|zsh|fish|powershell`): the README says how to install it.
 	}
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
@@ -129,28 +131,43 @@ func (a *App) root() *cobra.Command {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.dbPath, "db", a.env("BATON_DB", DefaultDB), "database: a SQLite file, or a postgres:// URL (env BATON_DB)")
+	pf.StringVar(&a.dbPath, "db", a.env("BATON_DB", ""), "database: a SQLite file, or a postgres:// URL (env BATON_DB; default: the nearest .baton/baton.db\nwalking up from here, as git finds .git; from a git worktree, the main repository's)")
 	pf.StringVar(&a.agent, "agent", a.env("BATON_AGENT", ""), "who you act as (env BATON_AGENT; default user for the CLI, anonymous for mcp/serve)")
 	pf.StringVar(&a.project, "project", a.env("BATON_PROJECT", ""), "default project slug (env BATON_PROJECT)")
+	// Privileged tools come only by grant: the person at the CLI names a
+	// profile that has one, as an agent's session does (issue 12).
+	pf.StringVar(&a.agentType, "agent-type", "", "act with the tools of `PROFILE`, e.g. one granted a privileged tool by baton profile allow (default: no profile: every tool but the privileged ones)")
 
-	root.AddGroup(&cobra.Group{ID: "server", Title: "Server commands:"}, &cobra.Group{ID: "tools", Title: "Tool commands (one group per toolset):"})
+	root.AddGroup(commandGroups()...) // groups.go: every command is in the group of what it holds
+	root.SetHelpCommandGroupID(groupSetup)
+	root.SetCompletionCommandGroupID(groupSetup)
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
-		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd()} {
-		c.GroupID = "server"
+		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd()} {
+		c.GroupID = commandGroup(c.Name())
 		root.AddCommand(c)
 	}
+	hasCapabilities := false
 	for _, c := range mergeCommands(a.toolsetCmds(), a.skillsCmd()) {
-		c.GroupID = "tools"
+		placeToolset(c)
 		switch c.Name() {
 		case "audit":
 			c.AddCommand(a.auditCmds()...)
 		case "proposals":
 			c.AddCommand(a.proposalCmds()...)
+		case capabilities.Toolset:
+			a.capabilitiesCmd(c) // `baton capabilities` writes and prints the summary
+			hasCapabilities = true
 		}
+		root.AddCommand(c)
+	}
+	if !hasCapabilities { // a registry without the toolset still has the command
+		c := a.capabilitiesCmd(nil)
+		placeToolset(c)
 		root.AddCommand(c)
 	}
 	root.Args = noArgs
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	a.addCompletions(root) // groups.go: names (profiles, projects, ids) for shell completion
 	return root
 }
 
@@ -175,15 +192,21 @@ func (a *App) openStore(ctx context.Context) (baton.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	if postgres.IsURL(a.dbPath) {
-		s, err := postgres.Open(ctx, a.dbPath, postgres.Options{Clock: a.Clock})
+	loc := a.location()
+	if postgres.IsURL(loc.Path) {
+		s, err := postgres.Open(ctx, loc.Path, postgres.Options{Clock: a.Clock})
 		if err != nil {
 			return nil, err
 		}
 		a.store = s
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Clock: a.Clock})
+	if !loc.Exists && !a.mayCreate {
+		// Reading never creates: an agent in the wrong directory gets told,
+		// instead of silently starting an empty database of its own.
+		return nil, loc.missing()
+	}
+	s, err := sqlite.Open(ctx, loc.Path, sqlite.Options{Clock: a.Clock})
 	if err != nil {
 		return nil, err
 	}
@@ -222,9 +245,12 @@ func (a *App) dataDir(ctx context.Context, s baton.Store) string {
 	if info := s.Info(ctx); info.Driver == "sqlite" {
 		return dirOf(info.Path)
 	}
-	abs, err := filepath.Abs(filepath.Dir(DefaultDB))
+	if root := a.location().Root; root != "" {
+		return filepath.Join(root, ".baton")
+	}
+	abs, err := filepath.Abs(".baton")
 	if err != nil {
-		return filepath.Dir(DefaultDB)
+		return ".baton"
 	}
 	return abs
 }
@@ -235,7 +261,7 @@ func (a *App) dbName(ctx context.Context) string {
 	if a.store != nil {
 		return a.store.Info(ctx).Path
 	}
-	return a.dbPath
+	return a.location().Path
 }
 
 func (a *App) principal(source baton.Source, defaultAgent string) baton.Principal {
@@ -251,5 +277,6 @@ func (a *App) principal(source baton.Source, defaultAgent string) baton.Principa
 		}
 	}
 	return baton.Principal{Agent: agent, Project: a.project, Source: source, IssueID: a.issueID,
-		AgentType: a.agentType, Profile: a.agentType, WorktreePath: a.worktree, ScopeFile: scopeFile, SchedulerMode: a.scheduler}
+		AgentType: a.agentType, Profile: a.agentType, WorktreePath: a.worktree, ScopeFile: scopeFile, SchedulerMode: a.scheduler,
+		Preset: a.preset}
 }

@@ -32,6 +32,21 @@ func trail(t *testing.T) map[string]string {
 	return env
 }
 
+// finalize seals an audit session from the CLI the way a person has to:
+// merkle_finalize is privileged, so the CLI without a profile lacks it
+// (issue 12, point 1); an operator grants it to a profile, and the person
+// acts with that profile.
+func finalize(t *testing.T, env map[string]string, session string) run {
+	t.Helper()
+	if r := baton(t, env, "audit", "merkle_finalize", "--session-id", session); r.code == 0 || !strings.Contains(r.stderr, "ERR_PERMISSION_DENIED") {
+		t.Fatalf("merkle_finalize without a grant: %+v", r)
+	}
+	if r := baton(t, env, "profile", "allow", "judge", "merkle_finalize"); r.code != 0 {
+		t.Fatalf("grant: %+v", r)
+	}
+	return baton(t, env, "--agent-type", "judge", "audit", "merkle_finalize", "--session-id", session)
+}
+
 func tamper(t *testing.T, env map[string]string, stmts ...string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", env["BATON_DB"])
@@ -60,10 +75,14 @@ func TestAuditVerifyFindsTampering(t *testing.T) {
 			[]string{"broken at position 3: the record's content no longer gives its stored hash"}},
 		{"changed thought", []string{`UPDATE thoughts SET content = 'rewritten' WHERE position = 2`},
 			[]string{"COL-1 broken at position 2: the record's content no longer gives its stored hash"}},
+		// A deleted record shows as the next one pointing to a hash that is
+		// gone: reported by the hashes, never as "position N".
 		{"deleted action", []string{`DELETE FROM actions WHERE position = 4`},
-			[]string{"broken at position 4: a record is missing or out of order"}},
+			[]string{"broken at position 5: previous_hash does not match the record before it"}},
 		{"deleted thought", []string{`DELETE FROM thoughts WHERE position = 2`},
-			[]string{"COL-1 broken at position 2: a record is missing or out of order"}},
+			[]string{"COL-1 broken at position 3: previous_hash does not match the record before it"}},
+		{"deleted first thought", []string{`DELETE FROM thoughts WHERE position = 1`},
+			[]string{"COL-1 broken at position 2: the first record of the chain does not start it", "(expected none, found "}},
 		{"reordered actions", []string{
 			`UPDATE actions SET position = -2 WHERE position = 2`, `UPDATE actions SET position = 2 WHERE position = 5`,
 			`UPDATE actions SET position = 5 WHERE position = -2`},
@@ -97,7 +116,7 @@ func TestAuditVerifyFindsTampering(t *testing.T) {
 // Merkle proofs notice a changed record too.
 func TestAuditSessionTampering(t *testing.T) {
 	env := trail(t)
-	if r := baton(t, env, "audit", "merkle_finalize", "--session-id", "A-0001"); r.code != 0 {
+	if r := finalize(t, env, "A-0001"); r.code != 0 {
 		t.Fatalf("finalize: %+v", r)
 	}
 	r := baton(t, env, "audit", "merkle_proof", "--session-id", "A-0001", "--record-id", "Θ-0002", "--json")
@@ -146,7 +165,9 @@ func TestAuditSessionTampering(t *testing.T) {
 // database, and a bundle edited afterwards does not.
 func TestAuditExportVerifiesElsewhere(t *testing.T) {
 	env := trail(t)
-	baton(t, env, "audit", "merkle_finalize", "--session-id", "A-0001")
+	if r := finalize(t, env, "A-0001"); r.code != 0 {
+		t.Fatalf("finalize: %+v", r)
+	}
 	path := filepath.Join(t.TempDir(), "bundle.json")
 	if r := baton(t, env, "audit", "export", path); r.code != 0 || !strings.Contains(r.stdout, "1 finalized sessions") {
 		t.Fatalf("export: %+v", r)

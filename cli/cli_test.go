@@ -202,9 +202,10 @@ func TestToolsDocIsFresh(t *testing.T) {
 	}
 }
 
-// TestFirstStartCreatesProject: `baton mcp` on a new database is enough to
-// start working; the project is named after the working directory.
-func TestFirstStartCreatesProject(t *testing.T) {
+// TestFirstStartNeedsInit: `baton mcp` in a directory with no database
+// says where it looked and to run `baton init`, creating nothing; after
+// init it works, with the project named after the directory.
+func TestFirstStartNeedsInit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shop")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -215,14 +216,24 @@ func TestFirstStartCreatesProject(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task_next_actions","arguments":{}}}`,
 	}, "\n") + "\n"
-	var out, errb bytes.Buffer
-	app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errb,
-		Getenv: func(string) string { return "" }}
-	if code := app.Run(context.Background(), []string{"mcp", "--agent", "a"}); code != 0 {
-		t.Fatalf("mcp exit %d: %s", code, errb.String())
+	mcp := func() (int, string, string) {
+		var out, errb bytes.Buffer
+		app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errb,
+			Getenv: func(string) string { return "" }}
+		code := app.Run(context.Background(), []string{"mcp", "--agent", "a", "--preset", "colibri"})
+		return code, out.String(), errb.String()
 	}
-	if !strings.Contains(errb.String(), "created project shop (prefix SHO)") || !strings.Contains(out.String(), `\"project\":\"shop\"`) {
-		t.Fatalf("stderr %q\nstdout %q", errb.String(), out.String())
+	if code, _, errs := mcp(); code == 0 || !strings.Contains(errs, "baton init") {
+		t.Fatalf("mcp without a database: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".baton")); !os.IsNotExist(err) {
+		t.Fatalf("mcp created .baton without a database to use (%v)", err)
+	}
+	if r := baton(t, nil, "init"); r.code != 0 || !strings.Contains(r.stdout, "project shop (prefix SHO)") {
+		t.Fatalf("init = %+v", r)
+	}
+	if code, out, errs := mcp(); code != 0 || !strings.Contains(out, `\"project\":\"shop\"`) {
+		t.Fatalf("mcp after init: exit %d\nstderr %q\nstdout %q", code, errs, out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".baton", ".gitignore")); err != nil {
 		t.Fatal(".baton/.gitignore not written")

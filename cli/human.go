@@ -36,6 +36,20 @@ func (a *App) callAs(c *cobra.Command, p baton.Principal, name string, args map[
 	return json.Unmarshal(b, out)
 }
 
+// inboxMessage is one message of `baton inbox --json`: exactly what the
+// agent wrote (JSON escapes it; the table cleans it).
+type inboxMessage struct {
+	ID             string `json:"id"`
+	From           string `json:"from"`
+	Role           string `json:"role"`
+	EventType      string `json:"event_type,omitempty"`
+	Question       string `json:"question,omitempty"`
+	DeliveryStatus string `json:"delivery_status"`
+	ThreadID       string `json:"thread_id,omitempty"`
+	Body           string `json:"body"`
+	CreatedAt      string `json:"created_at"`
+}
+
 func (a *App) inboxCmd() *cobra.Command {
 	var thread string
 	var limit int
@@ -46,7 +60,11 @@ func (a *App) inboxCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			args := map[string]any{"agentId": baton.User, "limit": limit}
 			if thread != "" {
-				args["threadId"] = thread
+				id, err := a.resolveThread(c, thread)
+				if err != nil {
+					return a.fail(err)
+				}
+				args["threadId"] = id
 			}
 			var out struct {
 				Messages []struct {
@@ -56,14 +74,20 @@ func (a *App) inboxCmd() *cobra.Command {
 			if err := a.callAs(c, a.human(), "read_messages", args, &out); err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "TIME\tFROM\tKIND\tSTATUS\tTHREAD\tMESSAGE\tID")
-			n := 0
+			mine := []inboxMessage{}
 			for _, m := range out.Messages {
 				if m.Recipient != baton.User {
 					continue
 				}
-				n++
+				mine = append(mine, inboxMessage{ID: m.ID, From: m.AgentID, Role: m.Role, EventType: m.EventType, Question: m.Question,
+					DeliveryStatus: m.DeliveryStatus, ThreadID: m.ThreadID, Body: m.Body, CreatedAt: m.CreatedAt})
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"messages": mine, "count": len(mine)})
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "TIME\tFROM\tKIND\tSTATUS\tTHREAD\tMESSAGE\tID")
+			for _, m := range mine {
 				kind := m.Role
 				if m.EventType != "" {
 					kind = m.EventType
@@ -72,40 +96,87 @@ func (a *App) inboxCmd() *cobra.Command {
 					kind += " (" + m.Question + ")" // open questions wait for a reply in their thread
 				}
 				first, _, _ := strings.Cut(m.Body, "\n")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.CreatedAt, m.AgentID, kind, m.DeliveryStatus, m.ThreadID, first, m.ID)
+				// Every cell is agent text: no escape sequence reaches the terminal.
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cleanLine(m.CreatedAt), cleanLine(m.From), cleanLine(kind),
+					cleanLine(m.DeliveryStatus), cleanLine(m.ThreadID), cleanLine(first), cleanLine(m.ID))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.Stdout, "%d messages to you\n", n)
+			fmt.Fprintf(a.Stdout, "%d messages to you\n", len(mine))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&thread, "thread", "", "only this thread")
+	cmd.Flags().StringVar(&thread, "thread", "", "only this thread (its id, or a unique start of it)")
 	cmd.Flags().IntVar(&limit, "limit", 50, "most messages to show")
+	a.jsonFlag(cmd, `{"messages": [{"id", "from", "role", "event_type", "question", "delivery_status", "thread_id", "body",
+"created_at"}], "count": N}: the messages to you, oldest first, bodies whole.`)
 	return cmd
 }
 
+// resolveThread is the thread a --thread value names: a thread id, or a
+// unique start of one (any project's: thread ids are global).
+func (a *App) resolveThread(c *cobra.Command, id string) (string, error) {
+	ctx := c.Context()
+	s, err := a.openStore(ctx)
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	err = s.View(ctx, func(tx baton.Tx) error {
+		ths, err := tx.Threads(ctx, "", "")
+		for _, th := range ths {
+			ids = append(ids, th.ThreadID)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return resolveID("thread", id, ids, "`baton inbox` shows the threads of your messages; to start a new thread, use --new-thread ID")
+}
+
 func (a *App) replyCmd() *cobra.Command {
-	var thread string
+	var thread, newThread string
 	cmd := &cobra.Command{
-		Use:   "reply AGENT MESSAGE",
+		Use:   "reply AGENT MESSAGE [--thread ID | --new-thread ID]",
 		Short: "Send a message to an agent as the user",
-		Args:  cobra.ExactArgs(2),
+		Long: "reply sends MESSAGE to AGENT as the user. --thread replies in an existing thread (answering a question\n" +
+			"asked there): its id, or enough of its start to name one. --new-thread starts a thread with that id.",
+		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if thread != "" && newThread != "" {
+				return usageError("--thread replies in an existing thread and --new-thread starts one: give one of them")
+			}
 			in := map[string]any{"to": args[0], "body": args[1]}
 			if thread != "" {
-				in["threadId"] = thread
+				id, err := a.resolveThread(c, thread)
+				if err != nil {
+					return a.fail(err)
+				}
+				in["threadId"] = id
+			} else if newThread != "" {
+				in["threadId"] = newThread
 			}
 			var out struct{ MessageID, Timestamp string }
 			if err := a.callAs(c, a.human(), "send_message", in, &out); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.Stdout, "sent %s to %s\n", out.MessageID, args[0])
+			if wantJSON(c) {
+				threadID, _ := in["threadId"].(string)
+				return a.printJSON(map[string]any{"message_id": out.MessageID, "to": args[0], "thread_id": threadID, "timestamp": out.Timestamp})
+			}
+			fmt.Fprintf(a.Stdout, "sent %s to %s", cleanLine(out.MessageID), cleanLine(args[0]))
+			if id, _ := in["threadId"].(string); id != "" {
+				fmt.Fprintf(a.Stdout, " in thread %s", cleanLine(id))
+			}
+			fmt.Fprintln(a.Stdout)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&thread, "thread", "", "thread to reply in")
+	cmd.Flags().StringVar(&thread, "thread", "", "the thread to reply in: its id, or a unique start of it")
+	cmd.Flags().StringVar(&newThread, "new-thread", "", "start a new thread with this id")
+	a.jsonFlag(cmd, `{"message_id", "to", "thread_id" ("" for none), "timestamp"}.`)
 	return cmd
 }
 
@@ -121,8 +192,20 @@ func (a *App) proposalCmds() []*cobra.Command {
 			}
 			who := a.human()
 			var created *baton.Item
+			var id string // the proposal args[0] names: its id or a unique start of it
 			err = s.Update(ctx, func(tx baton.Tx) error {
-				p, err := tx.DecideProposal(ctx, args[0], status)
+				all, err := tx.Proposals(ctx, "", "", "")
+				if err != nil {
+					return err
+				}
+				ids := make([]string, len(all))
+				for i, p := range all {
+					ids[i] = p.ID
+				}
+				if id, err = resolveID("proposal", args[0], ids, "`baton proposals list_proposals` lists the proposals"); err != nil {
+					return err
+				}
+				p, err := tx.DecideProposal(ctx, id, status)
 				if err != nil {
 					return err
 				}
@@ -136,22 +219,31 @@ func (a *App) proposalCmds() []*cobra.Command {
 					subject = created.ID
 				}
 				return record(ctx, tx, "proposal_"+status, "proposal."+status, who.Agent, p.Project, subject,
-					map[string]any{"id": args[0], "status": status, "create_item": createItem}, p, time.Now().UTC())
+					map[string]any{"id": id, "status": status, "create_item": createItem}, p, time.Now().UTC())
 			})
 			if err != nil {
 				return a.fail(err)
 			}
-			fmt.Fprintf(a.Stdout, "proposal %s %s\n", args[0], status)
+			if wantJSON(c) {
+				out := map[string]any{"id": id, "status": status}
+				if created != nil {
+					out["created_item"] = map[string]any{"id": created.ID, "title": created.Title}
+				}
+				return a.printJSON(out)
+			}
+			fmt.Fprintf(a.Stdout, "proposal %s %s\n", cleanLine(id), status)
 			if created != nil {
-				fmt.Fprintf(a.Stdout, "created %s: %s\n", created.ID, created.Title)
+				fmt.Fprintf(a.Stdout, "created %s: %s\n", cleanLine(created.ID), cleanLine(created.Title))
 			}
 			return nil
 		}
 	}
 	var createItem bool
+	const idHelp = "ID is the proposal's id or enough of its start to name one proposal."
 	accept := &cobra.Command{
 		Use:   "accept ID [--create-item]",
 		Short: "Accept a pending proposal (as the user); --create-item turns it into a todo work item",
+		Long:  "accept accepts a pending proposal as the user; --create-item turns it into a todo work item.\n" + idHelp,
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(c *cobra.Command, args []string) error { return decide("accepted")(c, args, createItem) },
 	}
@@ -159,9 +251,13 @@ func (a *App) proposalCmds() []*cobra.Command {
 	dismiss := &cobra.Command{
 		Use:   "dismiss ID",
 		Short: "Dismiss a pending proposal (as the user)",
+		Long:  "dismiss dismisses a pending proposal as the user.\n" + idHelp,
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(c *cobra.Command, args []string) error { return decide("dismissed")(c, args, false) },
 	}
+	shape := `{"id", "status" (accepted or dismissed), "created_item": {"id", "title"} (with --create-item)}.`
+	a.jsonFlag(accept, shape)
+	a.jsonFlag(dismiss, shape)
 	return []*cobra.Command{accept, dismiss}
 }
 

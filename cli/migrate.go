@@ -8,7 +8,7 @@ import (
 )
 
 func (a *App) migrateCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Bring the database to the newest schema",
 		Long: "migrate applies the schema migrations this baton carries and reports the versions. Every\n" +
@@ -17,20 +17,31 @@ func (a *App) migrateCmd() *cobra.Command {
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			p := a.startProgress("migrating") // a big database can take a while
 			if postgres.IsURL(a.dbPath) {
 				from, to, err := postgres.Migrate(ctx, a.dbPath, postgres.Options{})
+				p.finish()
 				if err != nil {
 					return a.fail(err)
+				}
+				if wantJSON(c) {
+					return a.printJSON(map[string]any{"schema_version": to, "previous_version": from})
 				}
 				fmt.Fprintf(a.Stdout, "schema version %d (was %d)\n", to, from)
 				return nil
 			}
 			s, err := a.openStore(ctx)
+			p.finish()
 			if err != nil {
 				return a.fail(err)
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"schema_version": s.Info(ctx).SchemaVersion})
 			}
 			fmt.Fprintf(a.Stdout, "schema version %d\n", s.Info(ctx).SchemaVersion)
 			return nil
 		},
 	}
+	a.jsonFlag(cmd, `{"schema_version", "previous_version" (PostgreSQL: the version before)}.`)
+	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/events"
 	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
 )
@@ -23,7 +24,7 @@ func (a *App) profileCmd() *cobra.Command {
 			"narrowed to its allowed tools when it lists any, minus its disallowed tools, plus the tools of its\n" +
 			"skills and of the session's project. Privileged tools come only by naming them in allowed tools;\n" +
 			"scheduler sessions lose the scheduler-blocked ones whatever was granted. Running servers see a\n" +
-			"change within a few seconds.",
+			"change within about a second and tell the sessions whose tools changed (tools/list_changed).",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 		// Plugin tools (baton.toml) count and can be granted like baton's
@@ -32,6 +33,7 @@ func (a *App) profileCmd() *cobra.Command {
 	}
 	cmd.AddCommand(a.profileListCmd(), a.profileShowCmd(), a.profileCreateCmd(), a.profileAllowCmd(),
 		a.profileDisallowCmd(), a.profileSetCmd(), a.profileResetCmd(), a.profileDeleteCmd())
+	a.profileJSONFlags(cmd) // profile_json.go
 	return cmd
 }
 
@@ -60,7 +62,16 @@ func (a *App) profileScope(ctx context.Context, name string, scheduler bool) (*t
 	}); err != nil {
 		return nil, err
 	}
-	return env.Scope(ctx, baton.Principal{Profile: name, Project: a.project, Source: baton.SourceStdio, SchedulerMode: scheduler})
+	return env.Scope(ctx, baton.Principal{Profile: name, Project: a.project, Source: baton.SourceStdio, SchedulerMode: scheduler, Preset: a.preset})
+}
+
+// accessChanged records in tx that what decides agents' tools changed
+// (change names the command), so that every running server on the
+// database, in whatever process, recomputes its live sessions' tools and
+// sends notifications/tools/list_changed to those whose tools changed.
+func (a *App) accessChanged(ctx context.Context, tx baton.Tx, change, profile, project string, tokens ...string) error {
+	return events.RecordAccess(ctx, tx, a.human().Agent,
+		events.Access{Change: change, Profile: profile, Project: project, Tokens: tokens}, time.Time{})
 }
 
 // editProfile loads a profile (a built-in one without a row comes back
@@ -83,23 +94,31 @@ func (a *App) editProfile(c *cobra.Command, name string, change func(p *baton.Pr
 			return err
 		}
 		p.UpdatedAt = time.Time{} // the store stamps it with its clock
-		return tx.PutProfile(ctx, p)
+		if err := tx.PutProfile(ctx, p); err != nil {
+			return err
+		}
+		return a.accessChanged(ctx, tx, "profile."+c.Name(), name, "")
 	})
 	if err != nil {
 		return a.fail(err)
 	}
-	for _, n := range notes {
-		fmt.Fprintln(a.Stdout, n)
-	}
-	return a.printEffective(c, name)
+	return a.printEffective(c, name, notes...)
 }
 
-// printEffective prints a profile's effective tool count, what they cost,
-// and the warnings about it: every change ends with this.
-func (a *App) printEffective(c *cobra.Command, name string) error {
+// printEffective prints what a change says (notes), then the profile's
+// effective tool count, what they cost, and the warnings about it: every
+// change ends with this.
+func (a *App) printEffective(c *cobra.Command, name string, notes ...string) error {
 	scope, err := a.profileScope(c.Context(), name, false)
 	if err != nil {
 		return a.fail(err)
+	}
+	if wantJSON(c) {
+		return a.printJSON(map[string]any{"profile": name, "notes": nonNil(notes), "tools": a.effectiveCount(scope), "rule": scope.Rule,
+			"tokens": tool.ScopeTokens(a.Registry, scope), "estimate": tool.TokenEstimate, "warnings": nonNil(scope.Warnings)})
+	}
+	for _, n := range notes {
+		fmt.Fprintln(a.Stdout, n)
 	}
 	fmt.Fprintf(a.Stdout, "%s now has %d tools (%s), ≈ %d tokens of schema (%s)\n", name, a.effectiveCount(scope),
 		scope.Rule, tool.ScopeTokens(a.Registry, scope), tool.TokenEstimate)
@@ -135,8 +154,7 @@ func (a *App) profileListCmd() *cobra.Command {
 					names = append(names, p.Name)
 				}
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "PROFILE\tEXTENDS\tTOOLS\tSCHEDULER\t≈TOKENS\tSETTINGS\tDESCRIPTION")
+			rows := []profileRow{}
 			for _, name := range names {
 				scope, err := a.profileScope(ctx, name, false)
 				if err != nil {
@@ -146,15 +164,25 @@ func (a *App) profileListCmd() *cobra.Command {
 				if err != nil {
 					return a.fail(err)
 				}
-				extends, settings, desc := "-", "defaults", ""
+				row := profileRow{Name: name, Builtin: baton.IsBuiltinProfile(name), Tools: a.effectiveCount(scope),
+					SchedulerTools: a.effectiveCount(sched), Tokens: tool.ScopeTokens(a.Registry, scope)}
 				if p := byName[name]; p != nil {
-					settings, desc = "stored", p.Description
-					if p.Extends != "" {
-						extends = p.Extends
-					}
+					row.Stored, row.Extends, row.Description = true, p.Extends, p.Description
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", name, extends, a.effectiveCount(scope),
-					a.effectiveCount(sched), tool.ScopeTokens(a.Registry, scope), settings, desc)
+				rows = append(rows, row)
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"profiles": rows, "estimate": tool.TokenEstimate})
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "PROFILE\tEXTENDS\tTOOLS\tSCHEDULER\t≈TOKENS\tSETTINGS\tDESCRIPTION")
+			for _, r := range rows {
+				settings := "defaults"
+				if r.Stored {
+					settings = "stored"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.Name, orDash(r.Extends), r.Tools, r.SchedulerTools, r.Tokens,
+					settings, cleanLine(r.Description))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -188,6 +216,9 @@ func (a *App) profileShowCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
+			if wantJSON(c) {
+				return a.printJSON(a.profileViewOf(p, scope, scheduler))
+			}
 			kind := "custom, extends " + p.Extends
 			if baton.IsBuiltinProfile(p.Name) {
 				kind = "built in"
@@ -195,7 +226,7 @@ func (a *App) profileShowCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
 			fmt.Fprintf(tw, "profile:\t%s (%s)\n", p.Name, kind)
 			if p.Description != "" {
-				fmt.Fprintf(tw, "description:\t%s\n", p.Description)
+				fmt.Fprintf(tw, "description:\t%s\n", cleanLine(p.Description))
 			}
 			fmt.Fprintf(tw, "allowed_tools:\t%s\n", listOr(p.AllowedTools, "(none: the default set of "+p.Base()+")"))
 			fmt.Fprintf(tw, "disallowed_tools:\t%s\n", listOr(p.DisallowedTools, "(none)"))
@@ -252,13 +283,15 @@ func (a *App) profileCreateCmd() *cobra.Command {
 						WithDetails("profile", name).
 						WithHint("edit it with `baton profile set %s`, or delete it first with `baton profile delete %s`", name, name)
 				}
-				return tx.PutProfile(ctx, p)
+				if err := tx.PutProfile(ctx, p); err != nil {
+					return err
+				}
+				return a.accessChanged(ctx, tx, "profile.create", name, "")
 			})
 			if err != nil {
 				return a.fail(err)
 			}
-			fmt.Fprintf(a.Stdout, "created profile %s (extends %s)\n", name, extends)
-			return a.printEffective(c, name)
+			return a.printEffective(c, name, fmt.Sprintf("created profile %s (extends %s)", name, extends))
 		},
 	}
 	cmd.Flags().StringVar(&extends, "extends", "", "the built-in profile whose defaults it starts from (required)")
@@ -417,13 +450,19 @@ func (a *App) profileResetCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
-			err = s.Update(ctx, func(tx baton.Tx) error { return tx.DeleteProfile(ctx, name) })
+			err = s.Update(ctx, func(tx baton.Tx) error {
+				if err := tx.DeleteProfile(ctx, name); err != nil {
+					return err
+				}
+				return a.accessChanged(ctx, tx, "profile.reset", name, "")
+			})
+			var notes []string
 			if e := baton.AsError(err); e != nil && e.Code == baton.ErrNotFound {
-				fmt.Fprintf(a.Stdout, "%s has no stored settings: it has its registry defaults already\n", name)
+				notes = append(notes, name+" has no stored settings: it has its registry defaults already")
 			} else if err != nil {
 				return a.fail(err)
 			}
-			return a.printEffective(c, name)
+			return a.printEffective(c, name, notes...)
 		},
 	}
 }
@@ -449,6 +488,9 @@ func (a *App) profileDeleteCmd() *cobra.Command {
 				if err := tx.DeleteProfile(ctx, name); err != nil {
 					return err
 				}
+				if err := a.accessChanged(ctx, tx, "profile.delete", name, ""); err != nil {
+					return err
+				}
 				toks, err := tx.Tokens(ctx)
 				for _, t := range toks {
 					if t.Active() && t.Profile == name {
@@ -460,9 +502,16 @@ func (a *App) profileDeleteCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
-			fmt.Fprintf(a.Stdout, "deleted profile %s\n", name)
+			var warnings []string
 			if holders > 0 {
-				fmt.Fprintf(a.Stdout, "warning: %d active agent tokens name profile %s: their sessions now have no tools; revoke them or create the profile again\n", holders, name)
+				warnings = append(warnings, fmt.Sprintf("%d active agent tokens name profile %s: their sessions now have no tools; revoke them or create the profile again", holders, name))
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"deleted": name, "active_tokens": holders, "warnings": nonNil(warnings)})
+			}
+			fmt.Fprintf(a.Stdout, "deleted profile %s\n", name)
+			for _, w := range warnings {
+				fmt.Fprintf(a.Stdout, "warning: %s\n", w)
 			}
 			return nil
 		},

@@ -12,7 +12,8 @@ import (
 )
 
 // render prints an output for people: fields as "key: value" lines in
-// schema order, lists of objects as tables.
+// schema order, lists of objects as tables. Every key and value passes
+// through the sanitiser (sanitize.go): outputs carry what agents wrote.
 func render(w io.Writer, out any, s *jsonschema.Schema) error {
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -59,11 +60,11 @@ func renderObject(w *bytes.Buffer, v map[string]any, s *jsonschema.Schema, inden
 	for _, k := range ordered(v, s) {
 		switch val := v[k].(type) {
 		case map[string]any:
-			fmt.Fprintf(w, "%s%s:\n", indent, k)
+			fmt.Fprintf(w, "%s%s:\n", indent, cleanLine(k))
 			renderObject(w, val, prop(s, k), indent+"  ")
 		case []any:
 			if len(val) > 0 && isObject(val[0]) {
-				fmt.Fprintf(w, "%s%s:\n", indent, k)
+				fmt.Fprintf(w, "%s%s:\n", indent, cleanLine(k))
 				var items *jsonschema.Schema
 				if p := prop(s, k); p != nil {
 					items = p.Items
@@ -73,11 +74,12 @@ func renderObject(w *bytes.Buffer, v map[string]any, s *jsonschema.Schema, inden
 			}
 			parts := make([]string, len(val))
 			for i, e := range val {
-				parts[i] = scalar(e)
+				parts[i] = cleanLine(scalar(e))
 			}
-			fmt.Fprintf(w, "%s%s: %s\n", indent, k, strings.Join(parts, ", "))
+			fmt.Fprintf(w, "%s%s: %s\n", indent, cleanLine(k), strings.Join(parts, ", "))
 		default:
-			fmt.Fprintf(w, "%s%s: %s\n", indent, k, scalar(val))
+			// Free text keeps its line breaks; nothing else gets through raw.
+			fmt.Fprintf(w, "%s%s: %s\n", indent, cleanLine(k), cleanText(scalar(val)))
 		}
 	}
 }
@@ -96,13 +98,17 @@ func renderTable(w *bytes.Buffer, rows []any, s *jsonschema.Schema, indent strin
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, indent+strings.ToUpper(strings.Join(cols, "\t")))
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = strings.ToUpper(cleanLine(c))
+	}
+	fmt.Fprintln(tw, indent+strings.Join(head, "\t"))
 	for _, r := range rows {
 		obj, _ := r.(map[string]any)
 		cells := make([]string, len(cols))
 		for i, c := range cols {
 			if v, ok := obj[c]; ok {
-				cells[i] = scalar(v)
+				cells[i] = cleanLine(scalar(v)) // one line per row, whatever the cell holds
 			}
 		}
 		fmt.Fprintln(tw, indent+strings.Join(cells, "\t"))

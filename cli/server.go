@@ -21,6 +21,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// presetUsage is the --preset flag's help.
+var presetUsage = "the tool preset: " + strings.Join(tool.PresetNames(), ", ") +
+	" (default: core for a session naming no profile, the profile's tools with --agent-type)"
+
+// checkPreset refuses an unknown --preset.
+func (a *App) checkPreset() error {
+	if a.preset != "" && !tool.IsPreset(a.preset) {
+		return usageError("unknown preset %q: choose one of %s", a.preset, strings.Join(tool.PresetNames(), ", "))
+	}
+	return nil
+}
+
 // DefaultAddr is where `baton serve` listens unless --addr says otherwise.
 const DefaultAddr = "127.0.0.1:7420"
 
@@ -29,16 +41,18 @@ func (a *App) initCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create the database (.baton/baton.db) and a project",
-		Long: "init creates the database file (default .baton/baton.db under the working directory) and a project.\n" +
-			"Without --project the project is named after the working directory. Running it again adds\n" +
-			"another project, or confirms an existing one.",
+		Long: "init creates the team's database, .baton/baton.db at the top of the git repository (the main\n" +
+			"repository's, from a worktree; the working directory outside git), unless one is found walking\n" +
+			"up or --db names one. Without --project the project is named after that directory. Running it\n" +
+			"again adds another project, or confirms an existing one.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			if slug == "" {
 				slug = a.project
 			}
-			p := defaultProject(slug, prefix)
+			a.mayCreate = true
+			p := defaultProject(a.location().Root, slug, prefix)
 			p.Name = name
 			s, err := a.openStore(ctx)
 			if err != nil {
@@ -56,26 +70,41 @@ func (a *App) initCmd() *cobra.Command {
 				return a.fail(err)
 			}
 			path := s.Info(ctx).Path
+			if wantJSON(c) { // output.go
+				got := p
+				if existing != nil {
+					got = existing
+				}
+				return a.printJSON(map[string]any{"database": path, "created": existing == nil,
+					"project": map[string]any{"slug": got.Slug, "prefix": got.Prefix, "name": got.Name}})
+			}
 			if existing != nil {
 				fmt.Fprintf(a.Stdout, "%s already holds project %s (prefix %s)\n", path, existing.Slug, existing.Prefix)
 				return nil
 			}
 			fmt.Fprintf(a.Stdout, "initialised %s with project %s (prefix %s): task ids look like %s-1\n", path, p.Slug, p.Prefix, p.Prefix)
+			if loc := a.location(); !strings.HasPrefix(loc.Reason, "named by") {
+				fmt.Fprintf(a.Stdout, "every baton command under %s (and its git worktrees) uses this database\n", loc.Root)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&slug, "project", "", "project slug (default: the working directory's name)")
 	cmd.Flags().StringVar(&prefix, "prefix", "", "identifier prefix of the project's items, e.g. SYM (default: from the slug)")
 	cmd.Flags().StringVar(&name, "name", "", "display name of the project")
+	a.jsonFlag(cmd, `{"database", "created": false when the project existed already, "project": {"slug", "prefix", "name"}}.`)
 	return cmd
 }
 
 // defaultProject fills in what init and a first start leave out: the slug
-// from the working directory, the prefix from the slug.
-// The working directory becomes the project's root, where move_issue finds
-// docs/tickets/.
-func defaultProject(slug, prefix string) *baton.Project {
-	wd, _ := os.Getwd()
+// from the team's root directory (the one holding .baton/), the prefix from
+// the slug. That directory becomes the project's root, where move_issue
+// finds docs/tickets/.
+func defaultProject(root, slug, prefix string) *baton.Project {
+	wd := root
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
 	if slug == "" {
 		slug = slugify(filepath.Base(wd))
 	}
@@ -94,7 +123,7 @@ func (a *App) ensureProject(ctx context.Context, s baton.Store) error {
 		if err != nil || len(ps) > 0 {
 			return err
 		}
-		created = defaultProject(a.project, "")
+		created = defaultProject(a.location().Root, a.project, "")
 		return tx.CreateProject(ctx, created)
 	})
 	if created != nil {
@@ -116,11 +145,13 @@ func exitCode(e *baton.Error) int {
 func (a *App) fail(err error) error {
 	e := baton.AsError(err)
 	code := exitCode(e)
-	msg := e.Code + ": " + e.Message
+	// Messages and hints can quote agent text: no control character of it
+	// reaches the terminal (sanitize.go).
+	msg := e.Code + ": " + cleanLine(e.Message)
 	if e.Hint != "" {
-		msg += "\nhint: " + e.Hint
+		msg += "\nhint: " + cleanLine(e.Hint)
 	}
-	return &ExitError{Code: code, Err: errors.New(msg)}
+	return &ExitError{Code: code, Err: &failure{msg: msg, err: e}} // --json prints e (output.go)
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9_-]+`)
@@ -155,6 +186,9 @@ func prefixFor(slug string) string {
 // serving builds the registry and environment shared by mcp and serve:
 // the tools of the enabled toolsets, only the read-only ones with readOnly.
 func (a *App) serving(ctx context.Context, toolsets []string, readOnly bool) (*mcpserver.Factory, error) {
+	if err := a.checkPreset(); err != nil {
+		return nil, err
+	}
 	if err := a.usePlugins(ctx); err != nil { // plugin tools join a.Registry (cli/plugins.go)
 		return nil, err
 	}
@@ -184,11 +218,14 @@ func (a *App) serving(ctx context.Context, toolsets []string, readOnly bool) (*m
 func (a *App) mcpCmd() *cobra.Command {
 	var readOnly bool
 	var toolsets []string
+	var sym symphonyFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve MCP over stdio (for an agent that starts baton itself)",
 		Long: "mcp serves the Model Context Protocol over stdin/stdout. The agent identity comes from --agent\n" +
-			"(or BATON_AGENT), the default project from --project; tool arguments never change who you are.",
+			"(or BATON_AGENT), the default project from --project; tool arguments never change who you are.\n" +
+			"Symphony's launch line works as it is: --issue-id, --db, --project-id, --project-slug, --worktree-path,\n" +
+			"--agent-type, --tool-scope-file and --symphony-dir (memory then lives under DIR/data/memory/).",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if a.scopeFile != "" {
@@ -198,10 +235,17 @@ func (a *App) mcpCmd() *cobra.Command {
 					return a.fail(err)
 				}
 			}
+			if err := sym.beforeStore(a); err != nil {
+				return err
+			}
 			f, err := a.serving(c.Context(), toolsets, readOnly)
 			if err != nil {
 				return err
 			}
+			if err := sym.resolveProject(c.Context(), a, f.Env.Store); err != nil {
+				return err
+			}
+			f.Env.DataDir = sym.dataDir(f.Env.DataDir)
 			if f.RateLimit, err = rateLimitOf(c); err != nil {
 				return err
 			}
@@ -218,9 +262,11 @@ func (a *App) mcpCmd() *cobra.Command {
 	cmd.Flags().StringVar(&a.agentType, "agent-type", "", "the agent's profile (worker, researcher, judge, scanner, architect, planner, intake)")
 	cmd.Flags().StringVar(&a.worktree, "worktree-path", "", "the agent's assigned worktree, checked by verify_workspace")
 	cmd.Flags().StringVar(&a.scopeFile, "tool-scope-file", "", "JSON array of tool names: the session's whole tool set (wins over --agent-type)")
+	cmd.Flags().StringVar(&a.preset, "preset", "", presetUsage)
 	cmd.Flags().BoolVar(&a.scheduler, "scheduler", false, "a scheduler-initiated session: no scheduler-blocked tools, capped creations")
 	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
 	cmd.Flags().Float64("rate-limit", mcpserver.DefaultRateLimit, rateLimitUsage)
+	sym.register(cmd)
 	a.configFlag(cmd)
 	return cmd
 }
@@ -230,7 +276,9 @@ func (a *App) serveCmd() *cobra.Command {
 	var hosts []string
 	var readOnly, insecure bool
 	var toolsets []string
-	var grace, reapEvery time.Duration
+	var grace, reapEvery, sessionIdle time.Duration
+	var timeouts mcpserver.Timeouts
+	var maxSessions, maxStreams int
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over Streamable HTTP at /mcp",
@@ -238,14 +286,23 @@ func (a *App) serveCmd() *cobra.Command {
 			"Requests whose Host or Origin names a host other than localhost, 127.0.0.1, ::1 or an\n" +
 			"--allowed-host are refused (DNS rebinding). SIGINT or SIGTERM drain the calls under way,\n" +
 			"close the sessions and the database, then exit.\n\n" +
-			"Every request to /mcp and /events needs `Authorization: Bearer TOKEN` with a token from\n" +
+			"Every request to /mcp, /sse and /events needs `Authorization: Bearer TOKEN` with a token from\n" +
 			"`baton agent create NAME --profile P`; the token decides the agent, profile, project and\n" +
-			"scheduler mode. --insecure-local drops the tokens (everyone is --agent), on a loopback --addr only.",
+			"scheduler mode. --insecure-local drops the tokens (everyone is --agent), on a loopback --addr only.\n\n" +
+			"Clients of protocol 2026-07-28 (sessionless) use /mcp too; HTTP+SSE clients of 2024-11-05 use /sse.\n" +
+			"Slow clients are cut by --header-timeout, --body-timeout, --write-timeout (per write: streams and\n" +
+			"long polls last as long as the client reads) and --idle-timeout. One token (or, without tokens, one\n" +
+			"agent) holds at most --max-sessions-per-token sessions and --max-streams-per-token event streams;\n" +
+			"past that it gets 429 with Retry-After. Sessions idle for --session-idle-timeout end.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			a.mayCreate = true // a server may start the team's database (at the git top level)
 			if insecure && !isLoopback(addr) {
 				return usageError("--insecure-local serves without tokens, so only on a loopback --addr (127.0.0.1, ::1 or localhost), not %s", addr)
+			}
+			if err := checkServeLimits(timeouts, sessionIdle, maxSessions, maxStreams); err != nil {
+				return err
 			}
 			rateLimit, err := rateLimitOf(c)
 			if err != nil {
@@ -256,7 +313,8 @@ func (a *App) serveCmd() *cobra.Command {
 				return err
 			}
 			f.RateLimit = rateLimit
-			opts := mcpserver.HTTPOptions{AllowedHosts: hosts}
+			opts := mcpserver.HTTPOptions{AllowedHosts: hosts, Timeouts: timeouts, SessionTimeout: sessionIdle,
+				MaxSessions: noCap(maxSessions), MaxStreams: noCap(maxStreams)}
 			auth := "bearer tokens required (issue one with `baton agent create NAME --profile P`)"
 			if insecure {
 				p := a.principal(baton.SourceHTTP, "anonymous")
@@ -271,7 +329,7 @@ func (a *App) serveCmd() *cobra.Command {
 				return &ExitError{Code: ExitTool, Err: baton.Errorf(baton.ErrInitFailed, "cannot listen on %s: %v", addr, err).
 					WithHint("pick a free address with --addr, e.g. --addr 127.0.0.1:7421")}
 			}
-			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+			srv := mcpserver.NewHTTPServer(h, timeouts)
 			reapCtx, stopReaper := context.WithCancel(ctx)
 			defer stopReaper()
 			go (&orchestrator.Reaper{Store: f.Env.Store, Every: reapEvery, Clock: a.Clock, Log: f.Env.Log}).Run(reapCtx)
@@ -294,10 +352,43 @@ func (a *App) serveCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
 	cmd.Flags().DurationVar(&reapEvery, "reap-every", 10*time.Second, "how often lapsed claims return their work to the queue")
 	cmd.Flags().BoolVar(&insecure, "insecure-local", false, "serve without tokens, every request as --agent (loopback --addr only)")
+	cmd.Flags().StringVar(&a.preset, "preset", "", "with --insecure-local: "+presetUsage+"; tokens carry their own (baton agent create --preset)")
+	cmd.Flags().DurationVar(&timeouts.Header, "header-timeout", mcpserver.DefaultHeaderTimeout, "time a client has to send a request's headers")
+	cmd.Flags().DurationVar(&timeouts.Body, "body-timeout", mcpserver.DefaultBodyTimeout, "time a client has to send a request's body after its headers")
+	cmd.Flags().DurationVar(&timeouts.Write, "write-timeout", mcpserver.DefaultWriteTimeout, "time each write of a response may take (a stream may last longer)")
+	cmd.Flags().DurationVar(&timeouts.Idle, "idle-timeout", mcpserver.DefaultIdleTimeout, "how long a keep-alive connection may wait for its next request")
+	cmd.Flags().DurationVar(&sessionIdle, "session-idle-timeout", mcpserver.DefaultSessionTimeout, "end MCP sessions that send no request for this long")
+	cmd.Flags().IntVar(&maxSessions, "max-sessions-per-token", mcpserver.DefaultMaxSessions, "MCP sessions one token (or agent) may hold open (0: no cap)")
+	cmd.Flags().IntVar(&maxStreams, "max-streams-per-token", mcpserver.DefaultMaxStreams, "event streams one token (or agent) may hold open (0: no cap)")
 	cmd.Flags().Float64("rate-limit", mcpserver.DefaultRateLimit, rateLimitUsage)
 	a.configFlag(cmd)
 	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
 	return cmd
+}
+
+// checkServeLimits refuses timeouts and caps that would make serve useless.
+func checkServeLimits(t mcpserver.Timeouts, sessionIdle time.Duration, maxSessions, maxStreams int) error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--header-timeout", t.Header}, {"--body-timeout", t.Body}, {"--write-timeout", t.Write},
+		{"--idle-timeout", t.Idle}, {"--session-idle-timeout", sessionIdle}} {
+		if d.v <= 0 {
+			return usageError("%s must be a positive duration such as 30s, not %s", d.flag, d.v)
+		}
+	}
+	if maxSessions < 0 || maxStreams < 0 {
+		return usageError("--max-sessions-per-token and --max-streams-per-token must be 0 (no cap) or more, not %d and %d", maxSessions, maxStreams)
+	}
+	return nil
+}
+
+// noCap turns a cap flag's 0 (no cap) into HTTPOptions' negative.
+func noCap(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // shutdown stops accepting connections, lets the tool calls under way

@@ -34,6 +34,9 @@ func (a *App) skillsCmd() *cobra.Command {
 				return a.fail(err)
 			}
 			snap := skills.For(root).Reload()
+			if wantJSON(c) { // output.go
+				return a.printJSON(skillsReport(snap))
+			}
 			for _, s := range snap.Skills {
 				name := s.Name
 				if s.Version != "" {
@@ -50,12 +53,30 @@ func (a *App) skillsCmd() *cobra.Command {
 			return nil
 		},
 	}
+	a.jsonFlag(reload, `{"skills": [{"name", "version", "description", "path", "tools"}], "warnings": [{"path", "message"}],
+"errors": [{"path", "message"}]}.`)
 	cmd.AddCommand(reload)
 	return cmd
 }
 
+// skillsReport is `baton skills reload --json`.
+func skillsReport(snap skills.Snapshot) map[string]any {
+	list := make([]map[string]any, len(snap.Skills))
+	for i, s := range snap.Skills {
+		list[i] = map[string]any{"name": s.Name, "version": s.Version, "description": s.Description, "path": s.Path, "tools": nonNil(s.Tools)}
+	}
+	problems := func(ps []skills.Problem) []map[string]string {
+		out := make([]map[string]string, len(ps))
+		for i, p := range ps {
+			out[i] = map[string]string{"path": p.Path, "message": p.Message}
+		}
+		return out
+	}
+	return map[string]any{"skills": list, "warnings": problems(snap.Warnings), "errors": problems(snap.Errors)}
+}
+
 // oneLine keeps a description from a block scalar on its one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return cleanLine(strings.Join(strings.Fields(s), " ")) }
 
 // mergeCommands returns cmds with extra folded in: the subcommands of an
 // extra command named like one of cmds move under that command, and any

@@ -35,7 +35,7 @@ func TestSkillsCommandThroughApp(t *testing.T) {
 		t.Fatalf("skills reload now = %+v, want exit 2", r)
 	}
 	// The tools live in the same group as reload.
-	env := map[string]string{"BATON_DB": filepath.Join(t.TempDir(), "b.db")}
+	env := newDB(t)
 	r = baton(t, env, "skills", "skill_list", "--capability", "round-plan", "--json")
 	if r.code != 0 || !strings.Contains(r.stdout, `"path":".agents/skills/colibri-tier1-chains/SKILL.md"`) ||
 		!strings.Contains(r.stdout, `"errors":[{"path":".agents/skills/broken/SKILL.md"`) {

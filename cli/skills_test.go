@@ -37,7 +37,7 @@ func skillsApp(t *testing.T) (*App, *bytes.Buffer) {
 	var out bytes.Buffer
 	a := &App{Registry: tool.NewRegistry(skilltools.SkillList, skilltools.SkillGet), Version: "test",
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" },
-		dbPath: filepath.Join(t.TempDir(), "b.db")}
+		dbPath: filepath.Join(t.TempDir(), "b.db"), mayCreate: true}
 	t.Cleanup(func() {
 		if a.store != nil {
 			a.store.Close()

@@ -260,7 +260,7 @@ func (a *App) print(spec *tool.Spec, res tool.Result, asJSON bool) error {
 		return nil
 	}
 	if spec.PlainText {
-		fmt.Fprintln(a.Stdout, res.Text)
+		fmt.Fprintln(a.Stdout, cleanText(res.Text)) // tool text quotes what agents wrote
 		return nil
 	}
 	return render(a.Stdout, res.Output, spec.OutputSchema)

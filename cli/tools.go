@@ -18,11 +18,13 @@ func (a *App) toolsCmd() *cobra.Command {
 	var profile string
 	cmd := &cobra.Command{
 		Use:   "tools",
-		Short: "List every registered tool, or a profile's tools with what their schemas cost",
-		Long: "tools lists every registered tool with its toolset and purpose. With --profile it lists the tools a\n" +
-			"session of that profile gets (its stored settings, skills and the --project bundle; --scheduler for a\n" +
-			"scheduler session) and what each schema costs a model's context: tools/list's JSON of the tool\n" +
-			"(name, description, annotations, input and output schemas) in characters over four, an estimate.",
+		Short: "List every registered tool, or a preset's or profile's tools with what their schemas cost",
+		Long: "tools lists every registered tool with its toolset and purpose. With --preset it lists the tools an\n" +
+			"agent's session of that preset gets (" + strings.Join(tool.PresetNames(), ", ") + "; core is what a session that\n" +
+			"names nothing gets). With --profile it lists the tools a session of that profile gets (its stored\n" +
+			"settings, skills and the --project bundle, within --preset when given; --scheduler for a scheduler\n" +
+			"session). Both show what each schema costs a model's context: tools/list's JSON of the tool (name,\n" +
+			"description, annotations, input and output schemas) in characters over four, an estimate.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !markdown { // the reference is baton's own tools; listings include plugins' (cli/plugins.go)
@@ -35,6 +37,10 @@ func (a *App) toolsCmd() *cobra.Command {
 				return usageError("--markdown prints the whole reference: use it without --profile and --json")
 			case scheduler && profile == "":
 				return usageError("--scheduler needs --profile: it removes the scheduler-blocked tools from a profile's")
+			case a.preset != "" && !tool.IsPreset(a.preset):
+				return usageError("unknown preset %q: choose one of %s", a.preset, strings.Join(tool.PresetNames(), ", "))
+			case markdown && a.preset != "":
+				return usageError("--markdown prints the whole reference: use it without --preset")
 			case markdown:
 				_, err := io.WriteString(a.Stdout, ToolsMarkdown(a.Registry))
 				return err
@@ -44,6 +50,11 @@ func (a *App) toolsCmd() *cobra.Command {
 					return a.fail(err)
 				}
 				return a.writeToolCosts(scope, asJSON)
+			case a.preset != "":
+				// What an agent's session of the preset that names no
+				// profile lists: no database needed.
+				p := baton.Principal{Agent: "agent", Source: baton.SourceStdio, Preset: a.preset}
+				return a.writeToolCosts(tool.ComputeScope(a.Registry, p, tool.ScopeInput{}), asJSON)
 			}
 			return a.writeToolCosts(nil, asJSON)
 		},
@@ -51,7 +62,9 @@ func (a *App) toolsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the reference docs/tools.md is made of")
 	cmd.Flags().StringVar(&profile, "profile", "", "list this profile's effective tools and their token cost")
 	cmd.Flags().BoolVar(&scheduler, "scheduler", false, "with --profile: a scheduler session's tools")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&a.preset, "preset", "", "list this preset's tools and their token cost: "+strings.Join(tool.PresetNames(), ", "))
+	a.jsonFlagVar(cmd, &asJSON, `{"tools": [{"name", "toolset", "tokens"}], "count": N, "tokens": N (≈ tokens of schema in all),
+"estimate", and with --profile "rule" and "warnings": [...]}.`)
 	return cmd
 }
 
@@ -168,6 +181,7 @@ func ToolsMarkdown(reg *tool.Registry) string {
 	b.WriteString("Failures are results with `isError: true` and `structuredContent` of the form\n")
 	b.WriteString("`{\"error\": {\"code\", \"type\", \"message\", \"details\", \"next_action_hint\"}}`. Codes: ")
 	b.WriteString("`" + strings.Join(baton.ErrorCodes, "`, `") + "`.\n\n")
+	b.WriteString(limitsMarkdown())
 	b.WriteString("| tool | toolset | annotations | description |\n|---|---|---|---|\n")
 	for _, t := range reg.All() {
 		s := t.Spec()
@@ -183,6 +197,23 @@ func ToolsMarkdown(reg *tool.Registry) string {
 		fmt.Fprintf(&b, "<details><summary>Output schema</summary>\n\n```json\n%s\n```\n</details>\n", out)
 	}
 	return b.String()
+}
+
+// limitsMarkdown states the limits every input obeys; each field's own
+// limit is in its row of the tool's field table.
+func limitsMarkdown() string {
+	return "## Input limits\n\n" +
+		"Every input field is bounded; a value past its limit is refused with `ERR_INVALID_INPUT`, whose\n" +
+		"`details` name the `field`, the `constraint` and (in `violations`) the `limit`. Each field's limit is in\n" +
+		"its row below and in the input schema. Where a tool sets none, these defaults apply:\n\n" +
+		"| what | limit |\n|---|---|\n" +
+		fmt.Sprintf("| the whole arguments object | %s of JSON (`maxBytes`), checked before anything else |\n", tool.Bytes(tool.MaxArguments)) +
+		fmt.Sprintf("| a string | %d characters (`maxLength`); a date-time %d |\n", tool.DefaultMaxString, tool.DefaultMaxDateTime) +
+		fmt.Sprintf("| an array | %d items (`maxItems`) |\n", tool.DefaultMaxItems) +
+		fmt.Sprintf("| a free-form object (e.g. `metadata`) | %s of compact JSON (`maxBytes`), stated in its description as \"At most … as JSON.\" |\n", tool.Bytes(tool.DefaultMaxObjectBytes)) +
+		"| an integer | what a 64-bit signed integer holds, besides the field's own minimum and maximum |\n" +
+		"| a number | a finite double |\n" +
+		"| any string, object key included | no NUL character (U+0000), which PostgreSQL cannot store (`constraint` `nul`) |\n\n"
 }
 
 func writeFields(b *strings.Builder, title string, s *tool.Spec) {
@@ -218,8 +249,8 @@ func annotations(a tool.Annotations) string {
 }
 
 func (a *App) projectCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "project", Short: "List projects", Args: noArgs}
-	cmd.AddCommand(&cobra.Command{
+	cmd := &cobra.Command{Use: "project", Short: "List the projects and show or set a project's tool bundle", Args: noArgs}
+	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the projects in the database",
 		Args:  noArgs,
@@ -236,14 +267,24 @@ func (a *App) projectCmd() *cobra.Command {
 			}); err != nil {
 				return a.fail(err)
 			}
+			if wantJSON(c) {
+				out := make([]map[string]any, len(ps))
+				for i, p := range ps {
+					out[i] = map[string]any{"slug": p.Slug, "prefix": p.Prefix, "name": p.Name, "tools": nonNil(p.Tools),
+						"created_at": baton.Timestamp(p.CreatedAt)}
+				}
+				return a.printJSON(map[string]any{"projects": out})
+			}
 			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "PROJECT\tPREFIX\tNAME\tCREATED")
 			for _, p := range ps {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Slug, p.Prefix, p.Name, p.CreatedAt.Format("2006-01-02 15:04"))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Slug, p.Prefix, cleanLine(p.Name), p.CreatedAt.Format("2006-01-02 15:04"))
 			}
 			return tw.Flush()
 		},
-	})
+	}
+	a.jsonFlag(list, `{"projects": [{"slug", "prefix", "name", "tools" (the project's tool bundle), "created_at"}]}.`)
+	cmd.AddCommand(list)
 	cmd.AddCommand(a.projectToolsCmd())
 	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return cmd
@@ -279,6 +320,9 @@ func (a *App) projectToolsCmd() *cobra.Command {
 					if err := tx.SetProjectTools(ctx, slug, set); err != nil {
 						return err
 					}
+					if err := a.accessChanged(ctx, tx, "project.tools", "", slug); err != nil {
+						return err
+					}
 				}
 				p, err := tx.Project(ctx, slug)
 				if err == nil {
@@ -289,18 +333,24 @@ func (a *App) projectToolsCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
+			notes := []string{}
 			if changing {
 				for _, n := range bundle {
-					for _, note := range a.toolNotes("every session of "+slug, n) {
-						fmt.Fprintln(a.Stdout, note)
-					}
+					notes = append(notes, a.toolNotes("every session of "+slug, n)...)
 				}
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"project": slug, "tools": nonNil(bundle), "changed": changing, "notes": notes})
+			}
+			for _, note := range notes {
+				fmt.Fprintln(a.Stdout, note)
 			}
 			fmt.Fprintf(a.Stdout, "project %s bundle: %s\n", slug, listOr(bundle, "(none)"))
 			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&set, "set", nil, "replace the bundle with these tools (an empty value clears it)")
+	a.jsonFlag(cmd, `{"project", "tools": [the bundle], "changed": true with --set, "notes": [...]}.`)
 	return cmd
 }
 

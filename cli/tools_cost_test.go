@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -94,12 +96,22 @@ const listTools = `{"jsonrpc":"2.0","id":"list","method":"tools/list","params":{
 // client receives for each tool in tools/list.
 func TestSchemaTokensMatchTheWire(t *testing.T) {
 	env := newDB(t)
-	code, resp, stderr := mcpSession(t, env, nil, listTools)
+	reg := tools.Registry()
+	// A session without a profile lacks the privileged tools; a scope file
+	// naming every tool lists them all.
+	var every []string
+	for _, tl := range reg.All() {
+		every = append(every, tl.Spec().Name)
+	}
+	scope := filepath.Join(t.TempDir(), "every.json")
+	if b, err := json.Marshal(every); err != nil || os.WriteFile(scope, b, 0o644) != nil {
+		t.Fatal("cannot write the scope file")
+	}
+	code, resp, stderr := mcpSession(t, env, []string{"--tool-scope-file", scope}, listTools)
 	if code != 0 {
 		t.Fatalf("mcp exit %d: %s", code, stderr)
 	}
 	listed := listedTools(t, resp["list"])
-	reg := tools.Registry()
 	if len(listed) != reg.Len() {
 		t.Fatalf("tools/list has %d tools, the registry %d", len(listed), reg.Len())
 	}
@@ -165,10 +177,11 @@ func TestToolsCostOutput(t *testing.T) {
 func TestToolsets(t *testing.T) {
 	env := newDB(t)
 	reg := tools.Registry()
+	// The session names no profile, so it lists no privileged tool.
 	want := func(keep func(*tool.Spec) bool) []string {
 		var out []string
 		for _, tl := range reg.All() {
-			if keep(tl.Spec()) {
+			if keep(tl.Spec()) && !tl.Spec().Annotations.Privileged {
 				out = append(out, tl.Spec().Name)
 			}
 		}
@@ -189,7 +202,8 @@ func TestToolsets(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, resp, stderr := mcpSession(t, env, c.args, listTools)
+			// The full preset: toolsets select among every tool.
+			code, resp, stderr := mcpSession(t, env, append([]string{"--preset", "full"}, c.args...), listTools)
 			if code != 0 {
 				t.Fatalf("mcp %v exit %d: %s", c.args, code, stderr)
 			}
@@ -206,7 +220,7 @@ func TestToolsets(t *testing.T) {
 
 	// A tool outside the toolsets is not registered: calling it names an
 	// unknown tool; server_health reports the read-only mode.
-	code, resp, _ := mcpSession(t, env, []string{"--toolsets", "system", "--read-only"},
+	code, resp, _ := mcpSession(t, env, []string{"--toolsets", "system", "--read-only", "--preset", "full"},
 		`{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"task_create","arguments":{"title":"x"}}}`,
 		`{"jsonrpc":"2.0","id":"health","method":"tools/call","params":{"name":"server_health","arguments":{}}}`)
 	if code != 0 || !strings.Contains(string(resp["call"]), `unknown tool \"task_create\"`) {

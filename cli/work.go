@@ -58,10 +58,14 @@ func (a *App) runsCmd() *cobra.Command {
 				return a.fail(err)
 			}
 			r := p.Run
-			fmt.Fprintf(a.Stdout, "recorded run %s on %s: %s, %d events, $%.4f, %s\n", r.ID, issue, r.Status, r.EventCount,
-				r.CostUSD, time.Duration(r.DurationMS)*time.Millisecond)
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"run": map[string]any{"id": r.ID, "issue": issue, "agent": r.Agent, "status": r.Status,
+					"error": r.Error, "events": r.EventCount, "cost_usd": r.CostUSD, "duration_ms": r.DurationMS}, "skipped_lines": p.Skipped})
+			}
+			fmt.Fprintf(a.Stdout, "recorded run %s on %s: %s, %d events, $%.4f, %s\n", cleanLine(r.ID), cleanLine(issue),
+				cleanLine(r.Status), r.EventCount, r.CostUSD, time.Duration(r.DurationMS)*time.Millisecond)
 			if r.Error != "" {
-				fmt.Fprintf(a.Stdout, "error: %s\n", r.Error)
+				fmt.Fprintf(a.Stdout, "error: %s\n", cleanLine(r.Error)) // from the agent's own stream
 			}
 			if p.Skipped > 0 {
 				fmt.Fprintf(a.Stderr, "baton: skipped %d lines that were not JSON objects\n", p.Skipped)
@@ -70,6 +74,7 @@ func (a *App) runsCmd() *cobra.Command {
 		},
 	}
 	ingest.Flags().StringVar(&issue, "issue", "", "the issue the run worked on (required)")
+	a.jsonFlag(ingest, `{"run": {"id", "issue", "agent", "status", "error", "events", "cost_usd", "duration_ms"}, "skipped_lines": N}.`)
 	cmd.AddCommand(ingest)
 	return cmd
 }
@@ -123,11 +128,15 @@ func (a *App) memoryCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"profile": profile, "project": a.project, "memory": out})
+			}
 			fmt.Fprint(a.Stdout, out)
 			return nil
 		},
 	}
 	show.Flags().StringVar(&profile, "profile", "", "agent profile, e.g. worker (required)")
+	a.jsonFlag(show, `{"profile", "project" ("" for global memory only), "memory": the text as printed without --json}.`)
 	cmd.AddCommand(show)
 	return cmd
 }
@@ -155,9 +164,20 @@ func (a *App) projectOf(ctx context.Context, s baton.Store) (string, error) {
 	return slug, err
 }
 
+// readyItem is one item of `baton ready --json`.
+type readyItem struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Kind      string   `json:"kind"`
+	Priority  int      `json:"priority"`
+	Assignee  string   `json:"assignee"`
+	Labels    []string `json:"labels"`
+	CreatedAt string   `json:"created_at"`
+}
+
 // readyCmd is `baton ready`: the queue agents claim from.
 func (a *App) readyCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "ready",
 		Short: "Print the ready queue (todo, unblocked, unclaimed) as a table",
 		Args:  noArgs,
@@ -172,30 +192,44 @@ func (a *App) readyCmd() *cobra.Command {
 				return a.fail(err)
 			}
 			var queue []baton.Readiness
-			if err := s.View(ctx, func(tx baton.Tx) (err error) {
+			p := a.startProgress("reading the queue of " + project)
+			err = s.View(ctx, func(tx baton.Tx) (err error) {
 				queue, err = tx.Queue(ctx, project)
 				return err
-			}); err != nil {
+			})
+			p.finish()
+			if err != nil {
 				return a.fail(err)
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tPRIORITY\tKIND\tTITLE\tASSIGNEE\tLABELS")
-			n := 0
+			items := []readyItem{}
 			for _, r := range queue {
 				if !r.Ready() {
 					continue
 				}
-				n++
 				it := r.Item
-				fmt.Fprintf(tw, "%s\tP%d\t%s\t%s\t%s\t%s\n", it.ID, it.Priority, it.Kind, it.Title, it.Assignee, strings.Join(it.Labels, ","))
+				items = append(items, readyItem{ID: it.ID, Title: it.Title, Kind: string(it.Kind), Priority: int(it.Priority),
+					Assignee: it.Assignee, Labels: nonNil(it.Labels), CreatedAt: baton.Timestamp(it.CreatedAt)})
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"project": project, "items": items, "count": len(items)})
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPRIORITY\tKIND\tTITLE\tASSIGNEE\tLABELS")
+			for _, it := range items {
+				// Titles, ids, assignees and labels are agent text.
+				fmt.Fprintf(tw, "%s\tP%d\t%s\t%s\t%s\t%s\n", cleanLine(it.ID), it.Priority, cleanLine(it.Kind), cleanLine(it.Title),
+					cleanLine(it.Assignee), cleanLine(strings.Join(it.Labels, ",")))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.Stdout, "%d ready in %s\n", n, project)
+			fmt.Fprintf(a.Stdout, "%d ready in %s\n", len(items), cleanLine(project))
 			return nil
 		},
 	}
+	a.jsonFlag(cmd, `{"project", "items": [{"id", "title", "kind", "priority" (0 critical .. 4 backlog), "assignee", "labels",
+"created_at"}], "count": N}: the ready items in claim order (priority, then age).`)
+	return cmd
 }
 
 // watchCmd is `baton watch`: the project's events, live, in the terminal.
@@ -217,6 +251,10 @@ func (a *App) watchCmd() *cobra.Command {
 			if err != nil {
 				return a.fail(err)
 			}
+			if every <= 0 {
+				return usageError("--every must be a positive duration, e.g. 250ms, not %s", every)
+			}
+			asJSON := wantJSON(c)
 			after := from
 			tick := time.NewTicker(every)
 			defer tick.Stop()
@@ -232,8 +270,16 @@ func (a *App) watchCmd() *cobra.Command {
 					return a.fail(err)
 				}
 				for _, e := range evs {
-					fmt.Fprintf(a.Stdout, "%d\t%s\t%-22s\t%s\t%s\n", e.Seq, baton.Timestamp(e.At), e.Type, e.Subject, e.Agent)
 					after = e.Seq
+					if asJSON {
+						if err := a.printJSONLine(watchEventOf(e)); err != nil {
+							return err
+						}
+						continue
+					}
+					// Subjects and agent names come from agents.
+					fmt.Fprintf(a.Stdout, "%d\t%s\t%-22s\t%s\t%s\n", e.Seq, baton.Timestamp(e.At), cleanLine(e.Type), cleanLine(e.Subject),
+						cleanLine(e.Agent))
 				}
 				select {
 				case <-ctx.Done():
@@ -245,7 +291,28 @@ func (a *App) watchCmd() *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&from, "from", 0, "print events after this sequence number (0: all kept)")
 	cmd.Flags().DurationVar(&every, "every", 250*time.Millisecond, "how often to look for new events")
+	a.jsonFlag(cmd, `JSON Lines: one object per event as it happens, {"seq", "at", "project", "type", "subject", "agent",
+"data" (the event's JSON, or null)}; resume after a stop with --from LAST_SEQ.`)
 	return cmd
+}
+
+// watchEvent is one line of `baton watch --json`.
+type watchEvent struct {
+	Seq     int64           `json:"seq"`
+	At      string          `json:"at"`
+	Project string          `json:"project"`
+	Type    string          `json:"type"`
+	Subject string          `json:"subject"`
+	Agent   string          `json:"agent"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func watchEventOf(e *baton.Event) watchEvent {
+	data := e.Data
+	if len(data) == 0 || !json.Valid(data) {
+		data = json.RawMessage("null") // a line must stay one JSON value
+	}
+	return watchEvent{Seq: e.Seq, At: baton.Timestamp(e.At), Project: e.Project, Type: e.Type, Subject: e.Subject, Agent: e.Agent, Data: data}
 }
 
 // benchCmd is `baton bench`: the load harness (package bench).

@@ -71,9 +71,13 @@ func TestSessionBinding(t *testing.T) {
 		t.Fatalf("get_issue COL-2 = %v", g)
 	}
 	m := call("update_memory", map[string]any{"scope": "project", "filename": "codebase-notes.md", "content": "# Notes\n\n- WAL mode"})
-	want := filepath.Join(filepath.Dir(db), "memory", "colibri", "worker", "codebase-notes.md")
-	if m["path"] != want {
-		t.Fatalf("memory written to %v, want %s", m["path"], want)
+	// The client learns the path relative to the data directory, never the
+	// server's absolute path (issue 12, point 8).
+	if m["path"] != "memory/colibri/worker/codebase-notes.md" {
+		t.Fatalf("memory written to %v, want memory/colibri/worker/codebase-notes.md", m["path"])
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(db), "memory", "colibri", "worker", "codebase-notes.md")); err != nil {
+		t.Fatalf("memory file not written: %v", err)
 	}
 	out, code := cliRun(t, "--db", db, "--project", "colibri", "memory", "show", "--profile", "worker")
 	if code != 0 || !strings.Contains(out, "codebase-notes.md (project colibri)") || !strings.Contains(out, "- WAL mode") {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +29,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "baton")
-	args := []string{"build", "-o", bin}
+	// -buildvcs=auto: stamp the commit (baton version) even where GOFLAGS
+	// turns stamping off, and build without it outside a checkout.
+	args := []string{"build", "-buildvcs=auto", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
@@ -81,7 +84,7 @@ type stdioServer struct {
 
 func startStdio(t *testing.T, args ...string) *stdioServer {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"mcp"}, withPreset(args)...)...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -199,7 +202,17 @@ var listening = regexp.MustCompile(`serving MCP at (http://[^/\s]+)/mcp`)
 // (a later --rate-limit in args wins). startHTTPAuth is the real thing.
 func startHTTP(t *testing.T, db string, args ...string) *httpServer {
 	t.Helper()
-	return startServe(t, db, append([]string{"--insecure-local", "--rate-limit", "0"}, args...)...)
+	return startServe(t, db, append([]string{"--insecure-local", "--rate-limit", "0"}, withPreset(args)...)...)
+}
+
+// withPreset gives a session that names no preset every vocabulary
+// (--preset full), as the suite was written for: a session naming nothing
+// gets the small core preset (TestPresets checks that).
+func withPreset(args []string) []string {
+	if slices.Contains(args, "--preset") {
+		return args
+	}
+	return append([]string{"--preset", "full"}, args...)
 }
 
 // startHTTPAuth starts `baton serve` requiring bearer tokens.

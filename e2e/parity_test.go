@@ -81,7 +81,7 @@ func TestParity(t *testing.T) {
 	// stdio: the binary under a real MCP client.
 	db := newDB(t)
 	results["stdio"] = viaSession(t, connect(t, &mcp.CommandTransport{
-		Command: exec.Command(bin, "--db", db, "mcp", "--agent", "agent-alice")}))
+		Command: exec.Command(bin, "--db", db, "mcp", "--preset", "full", "--agent", "agent-alice")}))
 
 	// Streamable HTTP: the binary under a real MCP client.
 	srv := startHTTP(t, newDB(t), "--agent", "agent-alice")

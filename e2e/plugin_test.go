@@ -48,12 +48,12 @@ func writeFile(t *testing.T, path, body string) string {
 func stdioConfig(dbB string) string {
 	return fmt.Sprintf(`[[plugin]]
 name = "peer"
-command = [%[1]q, "--db", %[2]q, "mcp", "--agent", "peer-bot"]
+command = [%[1]q, "--db", %[2]q, "mcp", "--preset", "full", "--agent", "peer-bot"]
 profiles = ["worker"]
 
 [[plugin]]
 name = "vault"
-command = [%[1]q, "--db", %[2]q, "mcp", "--agent", "vault-bot"]
+command = [%[1]q, "--db", %[2]q, "mcp", "--preset", "full", "--agent", "vault-bot"]
 privileged = true
 tools = ["task_get", "task_update"]
 `, bin, dbB)
@@ -261,7 +261,7 @@ func TestPluginOverStdio(t *testing.T) {
 		if runtime.GOOS != "linux" {
 			t.Skip("reads /proc")
 		}
-		a := startA(t, dir, "--db", dbA, "mcp", "--agent", "alice")
+		a := startA(t, dir, "--db", dbA, "mcp", "--preset", "full", "--agent", "alice")
 		if n := running(dbB); n < 2 {
 			t.Fatalf("%d plugin processes while A runs, want at least 2", n)
 		}
@@ -328,7 +328,7 @@ headers = { X-Baton-Plugin = "a" }
 tools = ["task_create", "task_get"]
 `, rec.wrap(t, b.url)+"/mcp"))
 
-	a := startA(t, t.TempDir(), "--db", dbA, "mcp", "--config", cfg, "--agent", "alice")
+	a := startA(t, t.TempDir(), "--db", dbA, "mcp", "--preset", "full", "--config", cfg, "--agent", "alice")
 	names := toolNames(t, a)
 	if !slices.Contains(names, "peer_task_create") || !slices.Contains(names, "peer_task_get") || slices.Contains(names, "peer_task_list") {
 		t.Fatalf("the allowlist is not applied: %v", names)

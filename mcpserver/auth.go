@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Bearer tokens. A token is "baton_" and 32 random bytes in base64url; the
@@ -108,7 +107,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (baton.Principal, *baton.A
 		project = a.Project
 	}
 	return baton.Principal{Agent: tok.Agent, Profile: tok.Profile, AgentType: tok.Profile, Project: project,
-		SchedulerMode: tok.Scheduler, Source: baton.SourceHTTP}, tok, nil
+		SchedulerMode: tok.Scheduler, Preset: tok.Preset, Source: baton.SourceHTTP}, tok, nil
 }
 
 // bearer is the token of an "Authorization: Bearer TOKEN" header.
@@ -169,97 +168,63 @@ func requestPrincipal(r *http.Request) baton.Principal {
 	return p
 }
 
-// sessionOwners remembers which token opened each HTTP session, so that
-// nobody else's token can use the session's id.
-type sessionOwners struct {
-	mu        sync.Mutex
-	m         map[string]sessionOwner // session id -> owner
-	nextPrune int
+// caller is who an HTTP request comes from: the principal it runs as and
+// the key its sessions and streams are counted under (the token's id, or
+// without tokens the agent's name).
+type caller struct {
+	p       baton.Principal
+	key     string
+	tokenID string
 }
 
-type sessionOwner struct {
-	token string
-	at    time.Time
+type callerKey struct{}
+
+func callerOf(r *http.Request) *caller {
+	c, _ := r.Context().Value(callerKey{}).(*caller)
+	return c
 }
 
-// authenticated lets through only requests with a valid token, running
-// them as the token's principal. A request naming a session must come with
-// the token that opened it; a request opening one records its token.
-func (f *Factory) authenticated(auth *Authenticator, owners *sessionOwners, next http.Handler) http.Handler {
+func (c *caller) kind() string {
+	if c.tokenID != "" {
+		return "token"
+	}
+	return "agent"
+}
+
+func (c *caller) who() string {
+	if c.tokenID != "" {
+		return "token " + c.tokenID
+	}
+	return "agent " + c.p.Agent
+}
+
+// admit resolves who r comes from before next sees it: with an
+// Authenticator, only requests with a valid token get through, running as
+// the token's principal; without, everyone runs as opts.Principal says.
+// Nothing of the body has been read yet: a refused client cannot hold the
+// connection by trickling one.
+func (h *httpHandler) admit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, tok, e := auth.Authenticate(r)
-		if e != nil {
-			status := http.StatusServiceUnavailable
-			if e.Type == "unauthenticated" {
-				status = http.StatusUnauthorized
-				w.Header().Set("WWW-Authenticate", `Bearer realm="baton"`)
+		c := &caller{}
+		if auth := h.opts.Authenticator; auth != nil {
+			p, tok, e := auth.Authenticate(r)
+			if e != nil {
+				status := http.StatusServiceUnavailable
+				if e.Type == "unauthenticated" {
+					status = http.StatusUnauthorized
+					w.Header().Set("WWW-Authenticate", `Bearer realm="baton"`)
+				}
+				refuse(w, r, status, e)
+				return
 			}
-			writeEnvelope(w, status, e)
-			return
+			c.p, c.key, c.tokenID = p, tok.ID, tok.ID
+		} else {
+			c.p = h.opts.Principal(r)
+			c.key = "agent:" + c.p.Agent
 		}
-		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
-		sid := r.Header.Get("Mcp-Session-Id")
-		if sid == "" {
-			w = &sessionRecorder{ResponseWriter: w, record: func(id string) { owners.set(f, id, tok.ID) }}
-		} else if owner, ok := owners.get(sid); ok && owner != tok.ID {
-			writeEnvelope(w, http.StatusForbidden, baton.Errorf(baton.ErrPermissionDenied,
-				"session %s was opened with another token", sid).WithType("session_mismatch").
-				WithDetails("token_id", tok.ID).
-				WithHint("open your own session: send initialize without an Mcp-Session-Id header"))
-			return
-		}
-		next.ServeHTTP(w, r)
+		ctx := context.WithValue(r.Context(), principalKey{}, c.p)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, callerKey{}, c)))
 	})
-}
-
-func (o *sessionOwners) get(sid string) (string, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	s, ok := o.m[sid]
-	return s.token, ok
-}
-
-// set records a new session's token. Now and then it forgets sessions
-// that have ended; ones recorded after the list of live sessions was
-// taken are kept, being too new to be on it.
-func (o *sessionOwners) set(f *Factory, sid, token string) {
-	o.mu.Lock()
-	if o.m == nil {
-		o.m = map[string]sessionOwner{}
-	}
-	now := time.Now()
-	o.m[sid] = sessionOwner{token: token, at: now}
-	prune := len(o.m) >= max(o.nextPrune, 64)
-	o.mu.Unlock()
-	if !prune {
-		return
-	}
-	live := f.liveSessions()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for id, s := range o.m {
-		if !live[id] && s.at.Before(now) {
-			delete(o.m, id)
-		}
-	}
-	o.nextPrune = 2 * len(o.m)
-}
-
-// liveSessions are the ids of every open MCP session.
-func (f *Factory) liveSessions() map[string]bool {
-	f.mu.Lock()
-	servers := make([]*mcp.Server, 0, len(f.servers))
-	for _, s := range f.servers {
-		servers = append(servers, s)
-	}
-	f.mu.Unlock()
-	live := map[string]bool{}
-	for _, s := range servers {
-		for ss := range s.Sessions() {
-			live[ss.ID()] = true
-		}
-	}
-	return live
 }
 
 // sessionRecorder notes the Mcp-Session-Id of a response that opens a
@@ -267,16 +232,29 @@ func (f *Factory) liveSessions() map[string]bool {
 type sessionRecorder struct {
 	http.ResponseWriter
 	record func(string)
-	done   bool
+
+	mu   sync.Mutex
+	done bool
+	sid  string
 }
 
 func (w *sessionRecorder) capture() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if !w.done {
 		w.done = true
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			w.sid = id
 			w.record(id)
 		}
 	}
+}
+
+// id is the session id the response gave, if any.
+func (w *sessionRecorder) id() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sid
 }
 
 func (w *sessionRecorder) WriteHeader(code int) {
@@ -292,9 +270,7 @@ func (w *sessionRecorder) Write(b []byte) (int, error) {
 // Flush keeps streaming responses streaming.
 func (w *sessionRecorder) Flush() {
 	w.capture()
-	if fl, ok := w.ResponseWriter.(http.Flusher); ok {
-		fl.Flush()
-	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the real writer.

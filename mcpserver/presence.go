@@ -16,7 +16,7 @@ import (
 // every process on the database (and list_agents) sees them.
 type presence struct {
 	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*baton.SessionPresence
+	sessions map[any]*baton.SessionPresence // by *mcp.ServerSession, or a sessionless HTTP caller's state
 	counter  atomic.Int64
 }
 
@@ -32,7 +32,8 @@ func (f *Factory) now() time.Time {
 func (f *Factory) track(p baton.Principal) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+			// Sessionless HTTP calls are counted by their caller (sessionless.go).
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && !isSessionless(ctx) {
 				f.presence.mu.Lock()
 				_, known := f.presence.sessions[ss]
 				f.presence.mu.Unlock()
@@ -56,7 +57,7 @@ func (f *Factory) sessionUp(ss *mcp.ServerSession, p baton.Principal) {
 	s := &baton.SessionPresence{ID: id, Agent: p.Agent, ConnectedAt: now, LastSeen: now}
 	f.presence.mu.Lock()
 	if f.presence.sessions == nil {
-		f.presence.sessions = map[*mcp.ServerSession]*baton.SessionPresence{}
+		f.presence.sessions = map[any]*baton.SessionPresence{}
 	}
 	if _, dup := f.presence.sessions[ss]; dup {
 		f.presence.mu.Unlock()

@@ -53,8 +53,13 @@ func TestPresence(t *testing.T) {
 	if st := k.OK("get_project_state", `{}`); st["connectedAgents"] != 1.0 {
 		t.Fatalf("project state = %v", st)
 	}
-	if active := k.OK("list_agents", `{"status":"active"}`); active["count"] != 1.0 {
+	// Adjutant's filters go by status: connected with nothing reported is
+	// idle, not active (working or blocked).
+	if active := k.OK("list_agents", `{"status":"active"}`); active["count"] != 0.0 {
 		t.Fatalf("active = %v", active)
+	}
+	if idle := k.OK("list_agents", `{"status":"idle"}`); idle["count"] != 1.0 {
+		t.Fatalf("idle = %v", idle)
 	}
 
 	cs.Close()
@@ -83,7 +88,8 @@ func TestPresence(t *testing.T) {
 	if g := agents(t, k)["ghost"]; g != nil && g["connected"] != false {
 		t.Fatalf("a vanished agent still shows connected: %v", g)
 	}
-	if idle := k.OK("list_agents", `{"status":"idle"}`); idle["count"] != 2.0 { // worker-1 left, ghost vanished
+	// worker-1 left and ghost vanished: both offline, so neither is idle.
+	if idle := k.OK("list_agents", `{"status":"idle"}`); idle["count"] != 0.0 {
 		t.Fatalf("idle = %v", idle)
 	}
 }

@@ -17,6 +17,12 @@ import (
 // agent needs, low enough to stop one that loops.
 const DefaultRateLimit = 50
 
+// BurstSeconds is how many seconds' worth of calls an agent may spend at
+// once: 200 calls at the default rate, so a script that fires 150 calls
+// back to back is not refused, while a loop still meets the sustained rate
+// within seconds.
+const BurstSeconds = 4
+
 // rateLimits are the token buckets of the agents, one per agent id
 // whatever its sessions, so opening more sessions buys no more calls.
 type rateLimits struct {
@@ -24,9 +30,10 @@ type rateLimits struct {
 	m  map[string]*rate.Limiter
 }
 
-// burst is what an agent may spend at once: two seconds' worth.
-func burst(perSecond float64) int {
-	return max(1, int(math.Ceil(2*perSecond)))
+// Burst is what an agent may spend at once at perSecond: BurstSeconds'
+// worth, at least one call.
+func Burst(perSecond float64) int {
+	return max(1, int(math.Ceil(BurstSeconds*perSecond)))
 }
 
 func (l *rateLimits) limiter(agent string, perSecond float64) *rate.Limiter {
@@ -38,13 +45,13 @@ func (l *rateLimits) limiter(agent string, perSecond float64) *rate.Limiter {
 	if l.m == nil {
 		l.m = map[string]*rate.Limiter{}
 	}
-	lim := rate.NewLimiter(rate.Limit(perSecond), burst(perSecond))
+	lim := rate.NewLimiter(rate.Limit(perSecond), Burst(perSecond))
 	l.m[agent] = lim
 	return lim
 }
 
 // limited refuses p's tool calls beyond f.RateLimit per second (bursts of
-// twice that) with ERR_RATE_LIMITED and how long to wait. The refused call
+// BurstSeconds' worth) with ERR_RATE_LIMITED and how long to wait. The refused call
 // does not run and takes nothing from the bucket.
 func (f *Factory) limited(p baton.Principal) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -68,6 +75,6 @@ func (f *Factory) limited(p baton.Principal) mcp.Middleware {
 func RateLimited(agent string, perSecond float64, wait time.Duration) *baton.Error {
 	ms := max(1, int64(math.Ceil(float64(wait)/float64(time.Millisecond))))
 	return baton.Errorf(baton.ErrRateLimited, "%s is over its limit of %g tool calls per second", agent, perSecond).
-		WithDetails("agent", agent, "limit_per_second", perSecond, "burst", burst(perSecond), "retry_after_ms", ms).
+		WithDetails("agent", agent, "limit_per_second", perSecond, "burst", Burst(perSecond), "retry_after_ms", ms).
 		WithHint("retry after %d ms", ms)
 }

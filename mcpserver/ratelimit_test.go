@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,11 +55,11 @@ func TestRateLimit(t *testing.T) {
 		name      string
 		perSecond float64
 		calls     int
-		allowed   int // the burst: twice the rate
+		allowed   int // the burst: four seconds' worth
 	}{
-		{"one per second", 1, 4, 2},
-		{"half per second", 0.5, 3, 1},
-		{"two per second", 2, 6, 4},
+		{"one per second", 1, 6, 4},
+		{"half per second", 0.5, 3, 2},
+		{"two per second", 2, 10, 8},
 		{"off", 0, 30, 30},
 	}
 	for _, tc := range cases {
@@ -92,5 +93,31 @@ func TestRateLimit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPoint12BurstOf150: at the default rate a scripted client's 150 calls
+// back to back all go through, over real HTTP; the sustained rate stays
+// (TestRateLimit) and a refusal states the burst.
+func TestPoint12BurstOf150(t *testing.T) {
+	k := testkit.New(t)
+	s := serveReal(t, k, mcpserver.HTTPOptions{})
+	s.f.RateLimit = mcpserver.DefaultRateLimit
+	for i, version := range []string{"", "2025-06-18"} {
+		token, _ := issue(t, k, fmt.Sprintf("agent-script-%d", i), "worker", "", false)
+		cs := dial(t, s.url, token, version, nil)
+		for i := range 150 {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "server_ping", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("call %d of 150 (%q) refused: %+v", i+1, version, toolEnvelope(t, res))
+			}
+		}
+	}
+	e := mcpserver.RateLimited("agent-script-0", mcpserver.DefaultRateLimit, 1)
+	if e.Details["burst"] != 200 || e.Details["limit_per_second"] != 50.0 {
+		t.Errorf("details = %v", e.Details)
 	}
 }

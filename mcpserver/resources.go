@@ -89,7 +89,8 @@ func (f *Factory) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 
 // Watch turns committed events into resource-update notifications for
 // subscribed sessions until ctx ends: message events update every inbox,
-// an event about a work item updates baton://issues/{id}. It reads the
+// an event about a work item updates baton://issues/{id}, and an
+// access.changed event recomputes every session's tools (Rescope). It reads the
 // events from the store, so changes made by other processes on the same
 // database are noticed too (within a second).
 func (f *Factory) Watch(ctx context.Context) {
@@ -113,7 +114,14 @@ func (f *Factory) Watch(ctx context.Context) {
 		case <-wake:
 		case <-poll.C:
 		}
-		for _, e := range f.drain(ctx, cursors) {
+		fresh := f.drain(ctx, cursors)
+		// A profile, bundle or token changed: sessions whose tools
+		// changed are told so (listchanged.go).
+		if accessChanged(fresh) {
+			f.Rescope(ctx)
+			f.endRevoked(ctx, fresh)
+		}
+		for _, e := range fresh {
 			f.notify(ctx, e)
 		}
 	}

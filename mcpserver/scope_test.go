@@ -11,6 +11,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/mcpserver"
+	"github.com/baton-dev/baton/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -99,9 +100,33 @@ func TestScopeEnforcedBothWays(t *testing.T) {
 	if res := k.Registry.Call(context.Background(), k.Env, worker, "move_issue", testkit.Raw(t, `{}`)); res.Err == nil || res.Err.Code != baton.ErrPermissionDenied {
 		t.Errorf("registry call out of scope = %+v", res.Err)
 	}
-	// Without a profile (setup) everything is listed.
-	if n := len(listed(t, session(t, k, baton.Principal{Agent: "setup", Source: baton.SourceStdio}))); n != k.Registry.Len() {
-		t.Errorf("setup session lists %d tools, want all %d", n, k.Registry.Len())
+	// Without a profile, with the full preset, everything is listed but
+	// the privileged tools, which only a grant gives (issue 12, point 1),
+	// and calling one is refused the same way.
+	bare := session(t, k, baton.Principal{Agent: "setup", Source: baton.SourceStdio, Preset: tool.PresetFull})
+	var want []string
+	for _, tl := range k.Registry.All() {
+		if !tl.Spec().Annotations.Privileged {
+			want = append(want, tl.Spec().Name)
+		}
+	}
+	if got := listed(t, bare); len(got) != len(want) || slices.Contains(got, "merkle_finalize") {
+		t.Errorf("a session without a profile lists %d tools (merkle_finalize: %v), want the %d unprivileged ones",
+			len(got), slices.Contains(got, "merkle_finalize"), len(want))
+	}
+	if code, typ := callErr(t, bare, "merkle_finalize", map[string]any{"session_id": "A-0001"}); code != baton.ErrPermissionDenied || typ != "out_of_scope" {
+		t.Errorf("a session without a profile calls merkle_finalize: %s %s, want ERR_PERMISSION_DENIED out_of_scope", code, typ)
+	}
+	// Naming nothing at all gives the core preset: that list exactly, and
+	// a tool outside it is refused before its arguments are read.
+	core := session(t, k, baton.Principal{Agent: "newcomer", Source: baton.SourceStdio})
+	got := listed(t, core)
+	slices.Sort(got)
+	if wantCore := tool.PresetTools(k.Registry, tool.PresetCore); !slices.Equal(got, wantCore) {
+		t.Errorf("a session naming nothing lists %v, want the core preset %v", got, wantCore)
+	}
+	if code, typ := callErr(t, core, "task_create", map[string]any{}); code != baton.ErrPermissionDenied || typ != "out_of_scope" {
+		t.Errorf("a core session calls task_create: %s %s, want ERR_PERMISSION_DENIED out_of_scope", code, typ)
 	}
 }
 

@@ -30,14 +30,16 @@ type Factory struct {
 	Version  string
 	Log      *slog.Logger
 	// RateLimit is the tool calls per second each agent may make, in
-	// bursts of twice that (baton serve/mcp --rate-limit); 0 means no limit.
+	// bursts of BurstSeconds' worth (baton serve/mcp --rate-limit); 0 means no limit.
 	RateLimit float64
 
 	limits   rateLimits
 	cache    *mcp.SchemaCache
 	mu       sync.Mutex
 	servers  map[baton.Principal]*mcp.Server
-	inflight sync.WaitGroup // tool calls under way, drained on shutdown
+	offered  map[baton.Principal]*offered // the tools each server offers now
+	bearers  bearers                      // the token each HTTP session came with
+	inflight sync.WaitGroup               // tool calls under way, drained on shutdown
 	presence presence
 	sessions map[*mcp.ServerSession]*tool.Session // scheduler caps per session
 }
@@ -45,7 +47,7 @@ type Factory struct {
 // NewFactory returns a factory for reg and env.
 func NewFactory(reg *tool.Registry, env *tool.Env, version string) *Factory {
 	return &Factory{Registry: reg, Env: env, Version: version, cache: mcp.NewSchemaCache(),
-		servers: map[baton.Principal]*mcp.Server{}}
+		servers: map[baton.Principal]*mcp.Server{}, offered: map[baton.Principal]*offered{}}
 }
 
 // Server returns the MCP server whose calls run as p.
@@ -61,21 +63,29 @@ func (f *Factory) Server(p baton.Principal) *mcp.Server {
 		SchemaCache:        f.cache,
 		SubscribeHandler:   f.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		// The tools come and go with the principal's scope (see
+		// offered), so tools/list_changed is promised even while the
+		// scope is empty.
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+			Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.AddReceivingMiddleware(f.track(p), f.scoped(p), f.validateCalls)
 	s.AddReceivingMiddleware(f.limited(p)) // outermost: a flood is refused before any other work
 	f.addResources(s, p)
-	who := func(context.Context, *mcp.CallToolRequest) baton.Principal { return p }
-	for _, t := range f.Registry.All() {
-		t.Bind(s, f.Env, who)
-	}
-	// An operator learns at once that a profile lacks what its role needs.
-	if scope, err := f.Env.Scope(context.Background(), p); err == nil && f.Log != nil {
-		for _, w := range scope.Warnings {
-			f.Log.Warn("tool scope", "agent", p.Agent, "warning", w)
+	o := &offered{server: s, principal: p}
+	// The server offers the tools of p's scope; a scope that cannot be
+	// computed offers none, and tools/list says why.
+	if scope, err := f.Env.Scope(context.Background(), p); err == nil {
+		f.offer(o, scope)
+		// An operator learns at once that a profile lacks what its role needs.
+		if f.Log != nil {
+			for _, w := range scope.Warnings {
+				f.Log.Warn("tool scope", "agent", p.Agent, "warning", w)
+			}
 		}
 	}
 	f.servers[p] = s
+	f.offered[p] = o
 	return s
 }
 
@@ -86,17 +96,25 @@ func (f *Factory) Server(p baton.Principal) *mcp.Server {
 func (f *Factory) scoped(p baton.Principal) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			// Revoking the token ends the session, or the listen stream.
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && (!isSessionless(ctx) || method == "subscriptions/listen") {
+				f.noteBearer(ss, req.GetExtra())
+			}
 			switch method {
 			case "tools/list":
+				scope, serr := f.Env.Scope(ctx, p)
+				if serr != nil {
+					return nil, scopeError(serr)
+				}
+				f.reoffer(p, scope)
 				res, err := next(ctx, method, req)
 				list, ok := res.(*mcp.ListToolsResult)
 				if err != nil || !ok {
 					return res, err
 				}
-				scope, serr := f.Env.Scope(ctx, p)
-				if serr != nil {
-					return nil, scopeError(serr)
-				}
+				// The server offers just the scope's tools; filtering again
+				// covers a list served while a concurrent request of an
+				// older scope brings them back in line.
 				kept := list.Tools[:0:0]
 				for _, t := range list.Tools {
 					if scope.Has(t.Name) {
@@ -117,7 +135,11 @@ func (f *Factory) scoped(p baton.Principal) mcp.Middleware {
 				if !scope.Has(call.Params.Name) {
 					return tool.ErrorResult(tool.PermissionDenied(call.Params.Name, p, scope)), nil
 				}
-				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+				// A scope newer than the server's tools (a grant seen
+				// here first) is offered before the call looks its tool up.
+				f.reoffer(p, scope)
+				// Sessionless HTTP calls bring their caller's (sessionless.go).
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && !isSessionless(ctx) {
 					ctx = tool.WithSession(ctx, f.session(ss))
 				}
 			}

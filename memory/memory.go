@@ -4,7 +4,9 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +22,12 @@ const MaxContent = 10000
 // FilenamePattern is the only shape a memory file name may have, so no
 // name can reach outside its directory.
 var FilenamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+\.md$`)
+
+// MaxFilename is the longest memory file name, in characters (ASCII, so
+// bytes too). File systems take 255 bytes per name, and the write goes
+// through a temporary ".<name>.<random>" beside the file, so a longer name
+// would fail inside the file system instead of being refused.
+const MaxFilename = 128
 
 var segment = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
@@ -48,6 +56,13 @@ func Dir(dataDir, project, profile string) (string, error) {
 // Write replaces one memory file atomically: readers see the old file or
 // the new one, never a part.
 func Write(dataDir, project, profile, filename, content string) (string, error) {
+	// Length first: a name the file system would refuse must fail here,
+	// as bad input, before anything touches the disk.
+	if n := len(filename); n > MaxFilename {
+		return "", baton.Errorf(baton.ErrInvalidInput, "filename must be at most %d characters long (got %d)", MaxFilename, n).
+			WithDetails("field", "filename", "constraint", "maxLength", "limit", MaxFilename).
+			WithHint("use a shorter name, e.g. codebase-notes.md")
+	}
 	if !FilenamePattern.MatchString(filename) {
 		return "", baton.Errorf(baton.ErrInvalidInput, "filename %q is not allowed", filename).
 			WithDetails("field", "filename", "constraint", "pattern", "pattern", FilenamePattern.String()).
@@ -61,27 +76,50 @@ func Write(dataDir, project, profile, filename, content string) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	path := filepath.Join(dir, filename)
+	rel, _ := filepath.Rel(dataDir, path)
+	failed := func(err error) error { return writeFailed(filepath.ToSlash(rel), err) }
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", failed(err)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filename+".*")
 	if err != nil {
-		return "", err
+		return "", failed(err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.WriteString(content); err != nil {
 		tmp.Close()
-		return "", err
+		return "", failed(err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return "", err
+		return "", failed(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return "", err
+		return "", failed(err)
 	}
-	path := filepath.Join(dir, filename)
-	return path, os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", failed(err)
+	}
+	return path, nil
+}
+
+// writeFailed is a file system failure as a client may read it: the file
+// named relative to the data directory, with the system's reason but not
+// the absolute path an *fs.PathError carries.
+func writeFailed(rel string, err error) error {
+	reason := err
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		reason = pe.Err
+	case errors.As(err, &le):
+		reason = le.Err
+	}
+	return baton.Errorf(baton.ErrInternal, "memory file %s could not be written: %v", rel, reason).
+		WithDetails("path", rel).
+		WithHint("nothing was changed; the server's data directory needs fixing (space, permissions), retry later or tell the operator")
 }
 
 // Show renders a profile's memory for a prompt: global files first, then

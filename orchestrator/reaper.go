@@ -12,7 +12,9 @@ import (
 
 // Reaper ends lapsed claims every Every, so their items go back to the
 // queue even when nobody reads it. (Reads already treat a lapsed claim as
-// gone; the reaper makes the store say so too.)
+// gone; the reaper makes the store say so too.) Reaping does not forgive
+// the lapse: each reaped holder stays fenced out of its item, its updates
+// ERR_CLAIMED, until it claims the item again.
 type Reaper struct {
 	Store baton.Store
 	Every time.Duration

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/ftsquery"
 	"github.com/baton-dev/baton/sqlcore"
 )
 
@@ -129,6 +129,7 @@ func (t *tx) checkParent(ctx context.Context, it *baton.Item) error {
 	if err != nil {
 		return err
 	}
+	it.ParentID = parent.ID // an id the parent had before a move names it too
 	if parent.ID == it.ID {
 		return baton.Errorf(baton.ErrInvalidInput, "%s cannot be its own parent", it.ID).
 			WithDetails("field", "parent_id", "constraint", "not_self").WithHint("choose another parent, or none")
@@ -161,7 +162,15 @@ func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
 func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
 	it, err := sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, baton.TaskNotFound(id)
+		// An id the item had before a move still finds it.
+		cur, aerr := t.Alias(ctx, id)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if cur == "" {
+			return nil, baton.TaskNotFound(id)
+		}
+		it, err = sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, cur))
 	}
 	if err != nil {
 		return nil, err
@@ -217,21 +226,12 @@ func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) e
 	return err
 }
 
-// wordMatch is the condition for one search word: a prefix of a written
-// word (items.words) or of a stemmed one (items.fts), in title or
-// description. Both take the same tsquery text (see itemQuery).
-const wordMatch = `(words @@ to_tsquery('baton_simple', ?) OR fts @@ to_tsquery('baton_english', ?))`
-
-// itemQuery is the tsquery text for one search word, as SQLite's FTS5
-// reads the query "word"*: the word's tokens (runs of letters and digits,
-// the same cut the indexed text gets) form a phrase whose last token is a
-// prefix. A word of underscores alone has no token and matches nothing.
-func itemQuery(word string) (string, bool) {
-	tokens := strings.FieldsFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(tokens) == 0 {
-		return "", false
-	}
-	return strings.Join(tokens, " <-> ") + ":*", true
+// itemLeaf is the condition for one leaf of a search: a plain word is a
+// prefix of a written word (items.words) or of a stemmed one (items.fts),
+// phrases and NEAR groups match written words, within the title (weight A)
+// or the description (B).
+func itemLeaf(n *ftsquery.Node) (string, []any) {
+	return tsLeaf("words", "fts", "AB", n)
 }
 
 func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage, error) {
@@ -264,19 +264,13 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if f.CreatedBefore != nil {
 		where, args = append(where, "created_at < ?"), append(args, sqlcore.MS(*f.CreatedBefore))
 	}
-	words := searchWords(f.Search)
-	for _, w := range words {
-		q, ok := itemQuery(w)
-		if !ok {
-			// FTS5 matches nothing for a phrase without tokens.
-			where = append(where, "FALSE")
-			continue
+	if strings.TrimSpace(f.Search) != "" {
+		q, err := searchQuery(f.Search, "search", false)
+		if err != nil {
+			return baton.ItemPage{}, err
 		}
-		where, args = append(where, wordMatch), append(args, q, q)
-	}
-	if len(words) == 0 && strings.TrimSpace(f.Search) != "" {
-		// Only punctuation: nothing can match a word.
-		return baton.ItemPage{Items: []*baton.Item{}}, nil
+		c, a := q.Root.SQL(itemLeaf)
+		where, args = append(where, c), append(args, a...)
 	}
 	cond := ""
 	if len(where) > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/ftsquery"
 	"github.com/baton-dev/baton/sqlcore"
 )
 
@@ -157,22 +158,11 @@ func (t *tx) Learnings(ctx context.Context, itemID string) ([]*baton.Learning, e
 	return out, rows.Err()
 }
 
-// learningTSQuery is the to_tsquery text matching any of words as a
-// prefix, in the columns of weight (A pattern, B context; "" any column).
-// searchWords leaves letters, digits and '_' only, so no word can be read
-// as an operator; a word the configuration drops (a stop word) drops out,
-// and a text of stop words only matches nothing in that index.
-func learningTSQuery(words []string, weight string) string {
-	terms := make([]string, len(words))
-	for i, w := range words {
-		terms[i] = w + ":*" + weight
-	}
-	return strings.Join(terms, " | ")
-}
-
-// SearchLearnings ranks the learnings matching q.Text. Every word of the
-// text is a stemmed prefix ("migrat" finds "migration", "running" finds
-// "runs") and any word may match, so recall is high and documents matching
+// SearchLearnings ranks the learnings matching q.Text, a query in the
+// ftsquery syntax (malformed: ERR_INVALID_INPUT naming "query"). Every word
+// of the text is a stemmed prefix ("migrat" finds "migration", "running"
+// finds "runs") and any juxtaposed word may match (AND, NOT, phrases and
+// NEAR narrow), so recall is high and documents matching
 // more words rank higher.
 //
 // Scope: the learnings of q.Project (every project when empty), or, with
@@ -197,11 +187,13 @@ func learningTSQuery(words []string, weight string) string {
 // and in the final order (equal rank: the older learning first, SQLite's
 // rule too), so results are stable across calls and backends.
 func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]baton.LearningHit, error) {
-	words := searchWords(q.Text)
-	if len(words) == 0 {
+	if strings.TrimSpace(q.Text) == "" {
 		return []baton.LearningHit{}, nil
 	}
-	expr := learningTSQuery(words, "")
+	query, err := searchQuery(q.Text, "query", true)
+	if err != nil {
+		return nil, err
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultLearningLimit
@@ -217,6 +209,12 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	default:
 		filter, fargs = filter+` AND l.project = ?`, append(fargs, q.Project)
 	}
+	// A query of alternatives only is settled by matching any of its
+	// leaves (below); with AND or NOT the whole query is checked too.
+	if !query.AnyOf() {
+		c, a := query.Root.SQL(func(n *ftsquery.Node) (string, []any) { return tsLeaf("l.words", "l.fts", "ABC", n) })
+		filter, fargs = filter+` AND `+c, append(fargs, a...)
+	}
 	type candidate struct {
 		hit baton.LearningHit
 		rid int64
@@ -231,16 +229,31 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	// stemmed column finds keeps that score; the unstemmed column only adds
 	// what prefixes alone reach, and is asked only when the stemmed one
 	// leaves the pool short (a typed prefix longer than a stem, "runn").
-	indexes := learningIndexes[:1]
-	for n, index := range learningIndexes {
+	// Each index ranks by the query's leaves it can match (a NEAR group
+	// by its terms, which is what ts_rank can see) and finds the rows
+	// where any of them matches.
+	// A query with phrases or NEAR groups, which only the unstemmed column
+	// answers, asks that column first, so all of its leaves rank on one
+	// scale and the stemmed column only adds what stems alone reach.
+	order := learningIndexes
+	if len(leavesFor(query, true)) != len(leavesFor(query, false)) {
+		order = []learningIndex{learningIndexes[1], learningIndexes[0]}
+	}
+	var indexes []learningIndex
+	for n, index := range order {
+		leaves := leavesFor(query, index == learningIndexes[0])
 		if n > 0 && len(cands) >= pool {
 			break
 		}
-		indexes = learningIndexes[:n+1]
-		rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, -ts_rank('{1,1,1,1}', l.`+index.column+`, tq)::float8
-			FROM learnings l CROSS JOIN to_tsquery('`+index.config+`', ?) tq
-			WHERE l.`+index.column+` @@ tq AND `+filter+` ORDER BY 2, l.rid LIMIT ?`,
-			append(append([]any{expr}, fargs...), pool)...)
+		if len(leaves) == 0 {
+			continue // phrases and NEAR groups only: nothing for the stemmed index
+		}
+		indexes = append(indexes, index)
+		match, margs := anyLeaf("l."+index.column, index.config, "ABC", leaves)
+		args := append([]any{ftsquery.AnyTSQuery(leaves, "")}, margs...)
+		rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, -ts_rank('{1,1,1,1}', l.`+index.column+`, to_tsquery('`+index.config+`', ?))::float8
+			FROM learnings l WHERE `+match+` AND `+filter+` ORDER BY 2, l.rid LIMIT ?`,
+			append(append(args, fargs...), pool)...)
 		if err != nil {
 			return nil, err
 		}
@@ -284,8 +297,8 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		conds  *[]string
 	}{{"A", &inPattern}, {"B", &inContext}} {
 		for _, index := range indexes {
-			*f.conds = append(*f.conds, `l.`+index.column+` @@ to_tsquery('`+index.config+`', ?)`)
-			args = append(args, learningTSQuery(words, f.weight))
+			c, a := anyLeaf("l."+index.column, index.config, f.weight, leavesFor(query, index == learningIndexes[0]))
+			*f.conds, args = append(*f.conds, c), append(args, a...)
 		}
 	}
 	for _, c := range cands {

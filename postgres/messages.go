@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/ftsquery"
 	"github.com/baton-dev/baton/sqlcore"
 )
 
@@ -201,47 +202,19 @@ func (t *tx) MarkRead(ctx context.Context, reader, messageID, agentID string) (i
 	return int(n), nil
 }
 
-// msgPhrase is one search word as SQLite's FTS5 reads the string "word"*:
-// unicode61 splits it at underscores into a phrase whose last token is a
-// prefix. "" when nothing of it is a token.
-func msgPhrase(word string) string {
-	parts := strings.FieldsFunc(word, func(r rune) bool { return r == '_' })
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, " <-> ") + ":*"
-}
-
 func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, limit int) ([]*baton.Message, error) {
-	words := searchWords(text)
-	if len(words) == 0 {
+	if strings.TrimSpace(text) == "" {
 		return []*baton.Message{}, nil
 	}
-	phrases := make([]string, len(words))
-	for i, w := range words {
-		if phrases[i] = msgPhrase(w); phrases[i] == "" {
-			// FTS5 matches nothing for an empty phrase, and so nothing
-			// for the AND of the query.
-			return []*baton.Message{}, nil
-		}
-	}
-	// Each word becomes a tsquery of its own (searchWords leaves only
-	// letters, digits and _, so the text is safe for to_tsquery). A word
-	// that yields no lexeme would vanish from a joined query and widen
-	// it, where FTS5 matches nothing: so then nothing matches here too.
-	// The query to match ANDs the words; the one to rank ORs them, so
-	// ts_rank sums each word's frequency (as bm25 does) rather than
-	// weighing how close the words stand.
-	var match, rank sql.NullString
-	if err := t.Q.QueryRowContext(ctx, `SELECT CASE WHEN bool_and(numnode(q) > 0) THEN string_agg('(' || q::text || ')', ' & ') END,
-		CASE WHEN bool_and(numnode(q) > 0) THEN string_agg('(' || q::text || ')', ' | ') END
-		FROM (SELECT to_tsquery('baton_simple', w) AS q FROM unnest(?::text[]) AS w) words`, phrases).Scan(&match, &rank); err != nil {
+	q, err := searchQuery(text, "query", false)
+	if err != nil {
 		return nil, err
 	}
-	if !match.Valid {
-		return []*baton.Message{}, nil
-	}
-	cond, args := "m.words @@ ?::tsquery", []any{rank.String, match.String}
+	// The query to match combines its leaves as the query says; the one to
+	// rank ORs them, so ts_rank sums each term's frequency (as bm25 does)
+	// rather than weighing how close the terms stand.
+	match, margs := q.Root.SQL(func(n *ftsquery.Node) (string, []any) { return tsLeaf("m.words", "", "", n) })
+	cond, args := match, append([]any{ftsquery.AnyTSQuery(q.Leaves(), "")}, margs...)
 	if project != "" {
 		cond, args = cond+" AND m.project = ?", append(args, project)
 	}
@@ -255,7 +228,7 @@ func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, 
 	// short messages as bm25 does; equal ranks fall to the newest, then to
 	// send order, as SQLite's sorter leaves them.
 	return t.messages(ctx, `SELECT m.id, m.project, m.agent_id, m.recipient, m.role, m.body, m.thread_id, m.metadata, m.event_type,
-		m.delivery_status, m.question, m.created_at FROM messages m, CAST(? AS tsquery) AS r
+		m.delivery_status, m.question, m.created_at FROM messages m, to_tsquery('baton_simple', ?) AS r
 		WHERE `+cond+` ORDER BY ts_rank(m.words, r, 1) DESC, m.created_at DESC, m.rid ASC LIMIT ?`, append(args, limit)...)
 }
 
@@ -348,8 +321,20 @@ func scanAgent(sc interface{ Scan(...any) error }) (*baton.AgentState, error) {
 func (t *tx) Agent(ctx context.Context, name string) (*baton.AgentState, error) {
 	a, err := scanAgent(t.Q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
+		// An agent known only from its MCP sessions (list_agents shows it)
+		// can be messaged too.
+		session, err := t.SessionAgent(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if session != "" {
+			return &baton.AgentState{Name: session}, nil
+		}
 		known, err := t.Strings(ctx, `SELECT name FROM agents `+agentOrder)
 		if err != nil {
+			return nil, err
+		}
+		if known, err = t.WithSessionAgents(ctx, known); err != nil {
 			return nil, err
 		}
 		return nil, baton.Errorf(baton.ErrAgentNotFound, "no agent is called %q", name).

@@ -207,6 +207,9 @@ func up(ctx context.Context, db *sql.DB) (from, to int64, err error) {
 		return from, 0, baton.Errorf(baton.ErrInitFailed, "migrating: %v", err).
 			WithHint("the database may belong to a newer baton; point --db at another database or schema")
 	}
+	if err := rechain(ctx, db); err != nil {
+		return from, 0, err
+	}
 	to, err = p.GetDBVersion(ctx)
 	return from, to, err
 }
@@ -230,28 +233,51 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 
 // Update runs fn in one write transaction, after every other writer of the
 // schema (on any replica) has finished.
+// Lock contention (a lock_timeout, a deadlock, a serialization failure)
+// runs fn again in a new transaction until ctx's deadline, as on SQLite;
+// then, like a deadline that passes while waiting for the writers' lock,
+// it is ERR_RATE_LIMITED type busy (sqlcore.Busy), never ERR_INTERNAL.
 func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	if s.closed.Load() {
 		return errClosed()
 	}
+	start := time.Now()
 	select {
 	case s.wsem <- struct{}{}:
 		defer func() { <-s.wsem }()
 	case <-ctx.Done():
-		return ctx.Err()
+		return sqlcore.OutOfTime(ctx, ctx.Err(), start)
 	}
-	t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-	if err != nil {
-		return err
+	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
+		t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+		if err != nil {
+			return err
+		}
+		defer t.Rollback()
+		if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
+			return err
+		}
+		if err := fn(s.newTx(t)); err != nil {
+			return err
+		}
+		return t.Commit()
+	})
+	return sqlcore.OutOfTime(ctx, err, start)
+}
+
+// IsBusy reports whether err is PostgreSQL's lock contention, which a new
+// transaction may not meet: serialization_failure (40001),
+// deadlock_detected (40P01), lock_not_available (55P03, lock_timeout).
+func IsBusy(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
 	}
-	defer t.Rollback()
-	if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
-		return err
+	switch pe.Code {
+	case "40001", "40P01", "55P03":
+		return true
 	}
-	if err := fn(s.newTx(t)); err != nil {
-		return err
-	}
-	return t.Commit()
+	return false
 }
 
 // View runs fn in one read-only transaction over a consistent snapshot.

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/baton-dev/baton/sqlcore"
 )
@@ -61,9 +60,4 @@ func Rebind(query string) string {
 	out := b.String()
 	rebindCache.Store(query, out)
 	return out
-}
-
-// searchWords splits text into the words a full-text query matches.
-func searchWords(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_' })
 }

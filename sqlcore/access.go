@@ -90,14 +90,14 @@ func (t *Tx) DeleteProfile(ctx context.Context, name string) error {
 	return nil
 }
 
-const tokenColumns = `id, agent, profile, project, scheduler, hash, created_at, revoked_at`
+const tokenColumns = `id, agent, profile, project, scheduler, hash, created_at, revoked_at, preset`
 
 // scanToken reads one row of tokenColumns.
 func scanToken(scan func(...any) error) (*baton.AgentToken, error) {
 	var tok baton.AgentToken
 	var created int64
 	var revoked sql.NullInt64
-	if err := scan(&tok.ID, &tok.Agent, &tok.Profile, &tok.Project, &tok.Scheduler, &tok.Hash, &created, &revoked); err != nil {
+	if err := scan(&tok.ID, &tok.Agent, &tok.Profile, &tok.Project, &tok.Scheduler, &tok.Hash, &created, &revoked, &tok.Preset); err != nil {
 		return nil, err
 	}
 	tok.CreatedAt = FromMS(created)
@@ -121,8 +121,8 @@ func (t *Tx) CreateToken(ctx context.Context, tok *baton.AgentToken) error {
 		scheduler = 1
 	}
 	err := t.D.Attempt(ctx, func() error {
-		_, err := t.Q.ExecContext(ctx, `INSERT INTO agent_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			tok.ID, tok.Agent, tok.Profile, tok.Project, scheduler, tok.Hash, MS(tok.CreatedAt), revoked)
+		_, err := t.Q.ExecContext(ctx, `INSERT INTO agent_tokens (`+tokenColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			tok.ID, tok.Agent, tok.Profile, tok.Project, scheduler, tok.Hash, MS(tok.CreatedAt), revoked, tok.Preset)
 		return err
 	})
 	if t.D.IsUnique(err) {

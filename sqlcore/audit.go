@@ -32,6 +32,7 @@ func (t *Tx) nextSerial(ctx context.Context, table, prefix string) (string, erro
 
 // AddThought appends r to its task's hash chain (position, previous hash,
 // hash and id Θ-NNNN set here) and to the open audit sessions covering it.
+// The first record of a chain has previous hash "" (null in the hash).
 func (t *Tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
 	if _, err := t.Self.Item(ctx, r.TaskID); err != nil {
 		return err
@@ -39,7 +40,7 @@ func (t *Tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
 	if r.RecordedAt.IsZero() {
 		r.RecordedAt = t.Now()
 	}
-	r.PreviousHash = audit.Genesis
+	r.PreviousHash = ""
 	err := t.Q.QueryRowContext(ctx, `SELECT position, hash FROM thoughts WHERE task_id = ? ORDER BY position DESC LIMIT 1`, r.TaskID).
 		Scan(&r.Position, &r.PreviousHash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -68,9 +69,10 @@ func (t *Tx) AddThought(ctx context.Context, r *baton.ThoughtRecord) error {
 	return err
 }
 
-// joinSessions adds a record to every open session that covers its task:
-// a shallow session covers its task, a deep one also the task's
-// dependents (sub-tasks, at any depth).
+// joinSessions adds a record to every session that covers its task and
+// still tracks (neither verified nor finalized): a shallow session covers
+// its task, a deep one also the task's dependents (sub-tasks, at any
+// depth).
 func (t *Tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]string, error) {
 	if rec.TaskID == "" {
 		return nil, nil
@@ -78,7 +80,7 @@ func (t *Tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]strin
 	// Most of the time no session is open at all; the partial index
 	// answers that at once and spares the ancestry walk on every write.
 	var open bool
-	if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL)`).Scan(&open); err != nil || !open {
+	if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL AND tracking_ended_at IS NULL)`).Scan(&open); err != nil || !open {
 		return nil, err
 	}
 	rows, err := t.Q.QueryContext(ctx, `WITH RECURSIVE ancestors(id, depth) AS (
@@ -86,7 +88,7 @@ func (t *Tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]strin
 			UNION ALL SELECT i.parent_id, a.depth + 1 FROM items i JOIN ancestors a ON i.id = a.id WHERE i.parent_id IS NOT NULL
 		)
 		SELECT s.id FROM audit_sessions s JOIN ancestors a ON s.task_id = a.id
-		WHERE s.finalized_at IS NULL AND (a.depth = 0 OR s.scope = 'deep') ORDER BY s.rid`, rec.TaskID)
+		WHERE s.finalized_at IS NULL AND s.tracking_ended_at IS NULL AND (a.depth = 0 OR s.scope = 'deep') ORDER BY s.rid`, rec.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -196,11 +198,11 @@ func (t *Tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
 func (t *Tx) Session(ctx context.Context, id string) (*baton.AuditSession, error) {
 	var s baton.AuditSession
 	var started, last int64
-	var finalized sql.NullInt64
+	var finalized, ended sql.NullInt64
 	err := t.Q.QueryRowContext(ctx, `SELECT id, task_id, auditor_id, reason, scope, started_by, started_at, finalized_at,
-		merkle_root, root_task, tree_depth, leaf_count, last_change FROM audit_sessions WHERE id = ?`, id).
+		merkle_root, root_task, tree_depth, leaf_count, last_change, tracking_ended_at FROM audit_sessions WHERE id = ?`, id).
 		Scan(&s.ID, &s.TaskID, &s.AuditorID, &s.Reason, &s.Scope, &s.StartedBy, &started, &finalized, &s.MerkleRoot,
-			&s.RootTask, &s.TreeDepth, &s.LeafCount, &last)
+			&s.RootTask, &s.TreeDepth, &s.LeafCount, &last, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, baton.Errorf(baton.ErrSessionNotFound, "audit session %q does not exist", id).
 			WithDetails("session_id", id).WithHint("start one with audit_session_start; ids look like A-0001")
@@ -212,7 +214,21 @@ func (t *Tx) Session(ctx context.Context, id string) (*baton.AuditSession, error
 	if finalized.Valid {
 		s.FinalizedAt = FromMS(finalized.Int64)
 	}
+	if ended.Valid {
+		s.TrackingEndedAt = FromMS(ended.Int64)
+	}
 	return &s, nil
+}
+
+// EndTracking stops records joining session id from at on; it reports
+// whether this call ended the tracking (false when it had ended before).
+func (t *Tx) EndTracking(ctx context.Context, id string, at time.Time) (bool, error) {
+	res, err := t.Q.ExecContext(ctx, `UPDATE audit_sessions SET tracking_ended_at = ? WHERE id = ? AND tracking_ended_at IS NULL`, MS(at), id)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // Sessions returns every audit session, oldest first.
@@ -274,8 +290,20 @@ func (t *Tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
 }
 
 // AppendAction appends a to the global action hash chain and to the open
-// audit sessions covering its subject.
+// audit sessions covering its subject. A subject written zero-padded
+// (T-0042, as Colibri clients write ids) is stored as the item's own id
+// when only that exists, so the call joins the sessions of that item.
 func (t *Tx) AppendAction(ctx context.Context, a *baton.Action) error {
+	if short, ok := baton.UnpaddedID(a.Subject); ok {
+		var exact, unpadded bool
+		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?), EXISTS (SELECT 1 FROM items WHERE id = ?)`,
+			a.Subject, short).Scan(&exact, &unpadded); err != nil {
+			return err
+		}
+		if !exact && unpadded {
+			a.Subject = short
+		}
+	}
 	a.PreviousHash = audit.Genesis
 	err := t.Q.QueryRowContext(ctx, `SELECT position, hash FROM actions ORDER BY position DESC LIMIT 1`).Scan(&a.Position, &a.PreviousHash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

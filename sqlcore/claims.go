@@ -33,10 +33,45 @@ func (t *Tx) claimRow(ctx context.Context, itemID string) (*baton.Claim, time.Du
 	return &c, time.Duration(ttl) * time.Millisecond, prev, nil
 }
 
-func lapsed(c *baton.Claim, now time.Time) *baton.Error {
+func lapsed(c *baton.Claim) *baton.Error {
 	return baton.Errorf(baton.ErrClaimed, "your claim on %s lapsed at %s", c.ItemID, c.ExpiresAt.UTC().Format(time.RFC3339)).
 		WithDetails("item_id", c.ItemID, "holder", c.Holder, "expires_at", c.ExpiresAt.UTC().Format(time.RFC3339), "token", c.Token).
 		WithHint("claim the item again (claim_item) before changing it; someone else may have worked on it meanwhile")
+}
+
+// fence remembers that holder's lease on the item lapsed, so its later
+// updates are refused until it claims the item again, whatever becomes of
+// the claim row (reaped, taken over, ended by someone else's update).
+func (t *Tx) fence(ctx context.Context, c *baton.Claim) error {
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO claim_fences (item_id, holder, token, expires_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (item_id, holder) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at`,
+		c.ItemID, c.Holder, c.Token, MS(c.ExpiresAt))
+	return err
+}
+
+// fenceOf returns agent's lapsed lease on the item as a claim, or nil when
+// the agent is not fenced out of it.
+func (t *Tx) fenceOf(ctx context.Context, itemID, agent string) (*baton.Claim, error) {
+	c := baton.Claim{ItemID: itemID, Holder: agent}
+	var expires int64
+	err := t.Q.QueryRowContext(ctx, `SELECT token, expires_at FROM claim_fences WHERE item_id = ? AND holder = ?`, itemID, agent).
+		Scan(&c.Token, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.ExpiresAt = FromMS(expires)
+	return &c, nil
+}
+
+// fenced is the error for an update by an agent whose lease on the item
+// lapsed and has ended since: it must claim the item again.
+func fenced(c *baton.Claim) *baton.Error {
+	e := lapsed(c)
+	e.Message += " and has ended since"
+	return e.WithDetails("fenced", true)
 }
 
 func notClaimed(itemID string) *baton.Error {
@@ -89,6 +124,10 @@ func (t *Tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, itemID, holder, token, ttl.Milliseconds(), it.Status, MS(now), MS(nc.ExpiresAt)); err != nil {
 		return nil, err
 	}
+	// Claiming again is what lifts the fence of a lease that lapsed.
+	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claim_fences WHERE item_id = ? AND holder = ?`, itemID, holder); err != nil {
+		return nil, err
+	}
 	if it.Status == baton.StatusTodo {
 		// Claiming work is starting it.
 		if _, err := t.Q.ExecContext(ctx, `UPDATE items SET status = ?, assignee = ?, updated_by = ?, updated_at = ? WHERE id = ?`,
@@ -106,9 +145,10 @@ func (t *Tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now 
 }
 
 // endClaim removes a claim; an item the claim moved from todo to
-// in_progress goes back to the queue.
+// in_progress goes back to the queue. A claim that ends lapsed fences its
+// holder out of the item until it claims it again.
 func (t *Tx) endClaim(ctx context.Context, c *baton.Claim, prev baton.Status, now time.Time) error {
-	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
+	if err := t.dropClaim(ctx, c, now); err != nil {
 		return err
 	}
 	if prev != baton.StatusTodo {
@@ -120,6 +160,17 @@ func (t *Tx) endClaim(ctx context.Context, c *baton.Claim, prev baton.Status, no
 	return err
 }
 
+// dropClaim deletes a claim row, fencing its holder when the lease lapsed.
+func (t *Tx) dropClaim(ctx context.Context, c *baton.Claim, now time.Time) error {
+	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
+		return err
+	}
+	if c.Active(now) {
+		return nil
+	}
+	return t.fence(ctx, c)
+}
+
 // RenewClaim extends the holder's active claim by its lease.
 func (t *Tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Time) (*baton.Claim, error) {
 	if _, err := t.Self.Item(ctx, itemID); err != nil {
@@ -129,14 +180,20 @@ func (t *Tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Tim
 	switch {
 	case err != nil:
 		return nil, err
-	case c == nil:
-		return nil, notClaimed(itemID)
-	case c.Holder != holder && c.Active(now):
+	case c != nil && c.Holder != holder && c.Active(now):
 		return nil, baton.Claimed(c, holder)
-	case c.Holder != holder:
+	case c == nil || c.Holder != holder:
+		// A lease of the caller's that lapsed and has ended since cannot
+		// be renewed either: the caller has to claim again.
+		if f, err := t.fenceOf(ctx, itemID, holder); err != nil || f != nil {
+			if err != nil {
+				return nil, err
+			}
+			return nil, fenced(f)
+		}
 		return nil, notClaimed(itemID)
 	case !c.Active(now):
-		return nil, lapsed(c, now)
+		return nil, lapsed(c)
 	}
 	return t.extend(ctx, c, ttl, now)
 }
@@ -306,20 +363,34 @@ func (t *Tx) Activity(ctx context.Context, itemID, agent string, at time.Time) e
 // a finished item is released.
 func (t *Tx) CheckClaim(ctx context.Context, it *baton.Item) error {
 	c, ttl, _, err := t.claimRow(ctx, it.ID)
-	if err != nil || c == nil {
+	if err != nil {
 		return err
 	}
 	now := it.UpdatedAt
-	switch {
-	case c.Holder != it.UpdatedBy && c.Active(now):
+	if c != nil && c.Holder != it.UpdatedBy && c.Active(now) {
 		return baton.Claimed(c, it.UpdatedBy)
+	}
+	if c == nil || c.Holder != it.UpdatedBy {
+		// The updater holds no claim row here. If it held a lease that
+		// lapsed and ended (reaped, taken over, ended by another update),
+		// it is fenced out until it claims again: it may still be acting
+		// on what it read while it held the item.
+		if f, err := t.fenceOf(ctx, it.ID, it.UpdatedBy); err != nil || f != nil {
+			if err != nil {
+				return err
+			}
+			return fenced(f)
+		}
+	}
+	switch {
+	case c == nil:
+		return nil
 	case c.Holder == it.UpdatedBy && !c.Active(now):
-		return lapsed(c, now)
+		return lapsed(c)
 	case c.Holder != it.UpdatedBy:
-		// Someone else's lapsed claim: reap it; this update then decides
-		// the item's status.
-		_, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
-		return err
+		// Someone else's lapsed claim: reap it (fencing its holder); this
+		// update then decides the item's status.
+		return t.dropClaim(ctx, c, now)
 	case it.Status.Terminal():
 		_, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
 		return err

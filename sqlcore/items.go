@@ -103,10 +103,12 @@ func (t *Tx) Dependencies(ctx context.Context, id string) ([]string, error) {
 
 // AddDependency records that id waits for dependsOn, refusing a cycle.
 func (t *Tx) AddDependency(ctx context.Context, id, dependsOn string) error {
-	for _, x := range []string{id, dependsOn} {
-		if _, err := t.Self.Item(ctx, x); err != nil {
+	for _, x := range []*string{&id, &dependsOn} {
+		it, err := t.Self.Item(ctx, *x)
+		if err != nil {
 			return err
 		}
+		*x = it.ID // an id the item had before a move names it too
 	}
 	if path, err := t.pathBetween(ctx, dependsOn, id); err != nil {
 		return err
@@ -231,6 +233,7 @@ func (t *Tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, e
 			WithDetails("field", "target_project_id", "constraint", "different_project").
 			WithHint("name another project")
 	}
+	id = it.ID // the item's current id, when id is one it had before a move
 	kids, err := t.Children(ctx, id)
 	if err != nil {
 		return nil, err
@@ -243,6 +246,10 @@ func (t *Tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, e
 		return nil, err
 	}
 	if _, err := t.Q.ExecContext(ctx, `UPDATE learnings SET project = ? WHERE item_id = ?`, toProject, newID); err != nil {
+		return nil, err
+	}
+	// The old id keeps leading to the item (Item falls back to it).
+	if err := t.addAlias(ctx, it.ID, newID); err != nil {
 		return nil, err
 	}
 	for _, k := range kids {

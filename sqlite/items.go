@@ -6,9 +6,9 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/ftsquery"
 	"github.com/baton-dev/baton/sqlcore"
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -162,6 +162,7 @@ func (t *tx) checkParent(ctx context.Context, it *baton.Item) error {
 	if err != nil {
 		return err
 	}
+	it.ParentID = parent.ID // an id the parent had before a move names it too
 	if parent.ID == it.ID {
 		return baton.Errorf(baton.ErrInvalidInput, "%s cannot be its own parent", it.ID).
 			WithDetails("field", "parent_id", "constraint", "not_self").WithHint("choose another parent, or none")
@@ -201,7 +202,15 @@ func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
 func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
 	it, err := sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, baton.TaskNotFound(id)
+		// An id the item had before a move still finds it.
+		cur, aerr := t.Alias(ctx, id)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if cur == "" {
+			return nil, baton.TaskNotFound(id)
+		}
+		it, err = sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, cur))
 	}
 	if err != nil {
 		return nil, err
@@ -257,16 +266,12 @@ func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) e
 	return err
 }
 
-// searchWords splits free text into the words a search must match;
-// punctuation separates words and never reaches FTS5 syntax.
-func searchWords(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_' })
+// itemLeaf is the condition for one leaf of a search: a plain word is a
+// prefix of a written word (items_words) or of a stemmed one (items_fts),
+// phrases and NEAR groups match written words; in title or description.
+func itemLeaf(n *ftsquery.Node) (string, []any) {
+	return leafIn("rid", "items_words", "items_fts", n)
 }
-
-// wordMatch is the condition for one search word: a prefix of a written
-// word (items_words) or of a stemmed one (items_fts), in title or description.
-const wordMatch = `(rid IN (SELECT rowid FROM items_words WHERE items_words MATCH ?)
-	OR rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?))`
 
 func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage, error) {
 	var where []string
@@ -298,14 +303,13 @@ func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage,
 	if f.CreatedBefore != nil {
 		where, args = append(where, "created_at < ?"), append(args, sqlcore.MS(*f.CreatedBefore))
 	}
-	words := searchWords(f.Search)
-	for _, w := range words {
-		q := `"` + w + `"*`
-		where, args = append(where, wordMatch), append(args, q, q)
-	}
-	if len(words) == 0 && strings.TrimSpace(f.Search) != "" {
-		// Only punctuation: nothing can match a word.
-		return baton.ItemPage{Items: []*baton.Item{}}, nil
+	if strings.TrimSpace(f.Search) != "" {
+		q, err := searchQuery(f.Search, "search", false)
+		if err != nil {
+			return baton.ItemPage{}, err
+		}
+		c, a := q.Root.SQL(itemLeaf)
+		where, args = append(where, c), append(args, a...)
 	}
 	cond := ""
 	if len(where) > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/ftsquery"
 	"github.com/baton-dev/baton/sqlcore"
 )
 
@@ -152,9 +153,11 @@ func (t *tx) Learnings(ctx context.Context, itemID string) ([]*baton.Learning, e
 	return out, rows.Err()
 }
 
-// SearchLearnings ranks the learnings matching q.Text. Every word of the
-// text is a stemmed prefix ("migrat" finds "migration", "running" finds
-// "runs") and any word may match, so recall is high and documents matching
+// SearchLearnings ranks the learnings matching q.Text, a query in the
+// ftsquery syntax (malformed: ERR_INVALID_INPUT naming "query"). Every word
+// of the text is a stemmed prefix ("migrat" finds "migration", "running"
+// finds "runs") and any juxtaposed word may match (AND, NOT, phrases and
+// NEAR narrow), so recall is high and documents matching
 // more words rank higher through BM25.
 //
 // Scope: the learnings of q.Project (every project when empty), or, with
@@ -168,17 +171,13 @@ func (t *tx) Learnings(ctx context.Context, itemID string) ([]*baton.Learning, e
 // text matches: pattern 1, context 0.6, applies_to 0.3. Equal ranks go to
 // the older learning (lower rid), so results are stable across calls.
 func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]baton.LearningHit, error) {
-	words := searchWords(q.Text)
-	if len(words) == 0 {
+	if strings.TrimSpace(q.Text) == "" {
 		return []baton.LearningHit{}, nil
 	}
-	terms := make([]string, len(words))
-	for i, w := range words {
-		// searchWords leaves letters, digits and '_' only, so quoting
-		// cannot be broken out of.
-		terms[i] = `"` + w + `"*`
+	query, err := searchQuery(q.Text, "query", true)
+	if err != nil {
+		return nil, err
 	}
-	expr := strings.Join(terms, " OR ")
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultLearningLimit
@@ -194,6 +193,19 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	default:
 		filter, fargs = filter+` AND l.project = ?`, append(fargs, q.Project)
 	}
+	// A query of alternatives only is settled by the MATCH below (any of
+	// its leaves); with AND or NOT the whole query is checked too.
+	if !query.AnyOf() {
+		c, a := query.Root.SQL(func(n *ftsquery.Node) (string, []any) {
+			return leafIn("l.rid", "learnings_words", "learnings_fts", n)
+		})
+		filter, fargs = filter+` AND `+c, append(fargs, a...)
+	}
+	// What each index ranks: the query's leaves it can match, any of them.
+	exprs := map[string]string{}
+	for i, index := range learningIndexes {
+		exprs[index] = ftsquery.AnyFTS5(leavesFor(query, i == 0))
+	}
 	type candidate struct {
 		hit  baton.LearningHit
 		rid  int64
@@ -206,20 +218,28 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	// stemmed index finds keeps that score; the unstemmed index only adds
 	// what prefixes alone reach, and is asked only when the stemmed one
 	// leaves the pool short (a typed prefix longer than a stem, "runn").
-	indexes := learningIndexes[:1]
-	for _, index := range learningIndexes {
-		if index != learningIndexes[0] && len(cands) >= pool {
+	// A query with phrases or NEAR groups, which only the unstemmed index
+	// answers, asks that index first, so all of its leaves rank on one
+	// scale and the stemmed index only adds what stems alone reach.
+	order := learningIndexes
+	if exprs[learningIndexes[0]] != exprs[learningIndexes[1]] {
+		order = []string{learningIndexes[1], learningIndexes[0]}
+	}
+	var indexes []string
+	for i, index := range order {
+		if i > 0 && len(cands) >= pool {
 			break
 		}
-		if index != learningIndexes[0] {
-			indexes = learningIndexes
+		if exprs[index] == "" {
+			continue // phrases and NEAR groups only: nothing for the stemmed index
 		}
+		indexes = append(indexes, index)
 		// CROSS JOIN keeps the full-text match as the outer loop: left to
 		// itself the planner may walk every learning of the project and
 		// probe the index for each.
 		rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, bm25(`+index+`)
 			FROM `+index+` CROSS JOIN learnings l ON l.rid = `+index+`.rowid
-			WHERE `+index+` MATCH ? AND `+filter+` ORDER BY 2 LIMIT ?`, append(append([]any{expr}, fargs...), pool)...)
+			WHERE `+index+` MATCH ? AND `+filter+` ORDER BY 2 LIMIT ?`, append(append([]any{exprs[index]}, fargs...), pool)...)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +290,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 			continue
 		}
 		hits, err := t.Q.QueryContext(ctx, `SELECT rowid FROM `+f.index+` WHERE `+f.index+` MATCH ?`,
-			"{"+f.column+"} : ("+expr+")")
+			"{"+f.column+"} : ("+exprs[f.index]+")")
 		if err != nil {
 			return nil, err
 		}

@@ -196,15 +196,16 @@ func (t *tx) MarkRead(ctx context.Context, reader, messageID, agentID string) (i
 }
 
 func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, limit int) ([]*baton.Message, error) {
-	words := searchWords(text)
-	if len(words) == 0 {
+	if strings.TrimSpace(text) == "" {
 		return []*baton.Message{}, nil
 	}
-	terms := make([]string, len(words))
-	for i, w := range words {
-		terms[i] = `"` + w + `"*`
+	// messages_fts is the only index (unstemmed), so the whole query is
+	// one MATCH and bm25 ranks by all of it.
+	q, err := searchQuery(text, "query", false)
+	if err != nil {
+		return nil, err
 	}
-	cond, args := "messages_fts MATCH ?", []any{strings.Join(terms, " AND ")}
+	cond, args := "messages_fts MATCH ?", []any{q.Root.FTS5()}
 	if project != "" {
 		cond, args = cond+" AND m.project = ?", append(args, project)
 	}
@@ -303,8 +304,20 @@ func scanAgent(sc interface{ Scan(...any) error }) (*baton.AgentState, error) {
 func (t *tx) Agent(ctx context.Context, name string) (*baton.AgentState, error) {
 	a, err := scanAgent(t.Q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
+		// An agent known only from its MCP sessions (list_agents shows it)
+		// can be messaged too.
+		session, err := t.SessionAgent(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if session != "" {
+			return &baton.AgentState{Name: session}, nil
+		}
 		known, err := t.Strings(ctx, `SELECT name FROM agents ORDER BY name`)
 		if err != nil {
+			return nil, err
+		}
+		if known, err = t.WithSessionAgents(ctx, known); err != nil {
 			return nil, err
 		}
 		return nil, baton.Errorf(baton.ErrAgentNotFound, "no agent is called %q", name).

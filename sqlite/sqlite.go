@@ -19,8 +19,10 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -42,7 +44,17 @@ var _ baton.Store = (*Store)(nil)
 type Options struct {
 	Clock   baton.Clock // defaults to time.Now
 	Readers int         // reader pool size; defaults to max(4, 2*NumCPU)
+	// BusyTimeout is how long SQLite itself waits for another process's
+	// lock before one attempt of a transaction fails busy; Update and
+	// View then try again until the context's deadline (see
+	// sqlcore.RetryBusy). Defaults to DefaultBusyTimeout.
+	BusyTimeout time.Duration
 }
+
+// DefaultBusyTimeout bounds SQLite's own wait for a lock in one attempt.
+// SQLite's wait cannot be interrupted, so it is kept short: the retries
+// around it watch the call's deadline.
+const DefaultBusyTimeout = time.Second
 
 // Open opens (creating if needed) the database at path and migrates it to
 // the latest schema.
@@ -65,7 +77,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// A 64 MiB page cache and memory-mapped reads per connection keep
 	// full-text ranking (which reads every match's document size) off the
 	// read syscall path.
-	for _, p := range []string{"busy_timeout(5000)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)",
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", max(1, busy.Milliseconds())), "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)",
 		"cache_size(-65536)", "mmap_size(268435456)"} {
 		pragmas.Add("_pragma", p)
 	}
@@ -134,6 +150,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		return baton.Errorf(baton.ErrInitFailed, "migrating %s: %v", s.path, err).
 			WithHint("the file may belong to a newer baton or be damaged; pass another --db to start fresh")
 	}
+	if err := s.rechain(ctx); err != nil {
+		return err
+	}
 	v, err := p.GetDBVersion(ctx)
 	if err != nil {
 		return err
@@ -174,10 +193,31 @@ func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
 	return s.run(ctx, s.r, true, fn)
 }
 
+// run runs fn in one transaction, again while SQLite reports the database
+// busy (another process holds the lock past the busy timeout), until ctx's
+// deadline: then the error is ERR_RATE_LIMITED type busy, never a bare
+// "database is locked". fn may therefore run more than once; each run sees
+// a fresh transaction, the earlier one rolled back.
 func (s *Store) run(ctx context.Context, db *sql.DB, readOnly bool, fn func(baton.Tx) error) error {
 	if s.closed.Load() {
 		return baton.Errorf(baton.ErrInternal, "the store is closed").WithHint("the server is shutting down; retry against a running server")
 	}
+	start := time.Now()
+	err := sqlcore.RetryBusy(ctx, IsBusy, func() error { return s.once(ctx, db, readOnly, fn) })
+	return sqlcore.OutOfTime(ctx, err, start)
+}
+
+// IsBusy reports whether err is SQLite's lock contention, "database is
+// locked": SQLITE_BUSY with any extended code (recovery, snapshot,
+// timeout), from any statement, BEGIN and COMMIT included. SQLITE_LOCKED
+// is a conflict inside one connection, which waiting does not cure.
+func IsBusy(err error) bool {
+	var se interface{ Code() int }
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// once is one attempt of run.
+func (s *Store) once(ctx context.Context, db *sql.DB, readOnly bool, fn func(baton.Tx) error) error {
 	t, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

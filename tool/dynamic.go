@@ -57,7 +57,7 @@ func (d *dynamic) Invoke(ctx context.Context, env *Env, p baton.Principal, raw j
 	}
 	out, err := d.run(ctx, env, p, norm)
 	if err != nil {
-		return failure(err)
+		return failure(env.clientError(err))
 	}
 	return Result{Output: out, Text: dynamicText(out)}
 }
@@ -89,7 +89,7 @@ func (d *dynamic) run(ctx context.Context, env *Env, p baton.Principal, in json.
 		return out, nil
 	}
 	err = env.Store.Update(ctx, func(tx baton.Tx) error {
-		c.Tx = tx
+		c.Tx, c.published = tx, nil // a busy database runs this again
 		return record(ctx, c, d.spec, "", d.subject(c, in, out), in, out)
 	})
 	c.Tx = nil

@@ -39,9 +39,13 @@ func MCPTool(s *Spec) *mcp.Tool {
 			meta[k] = true
 		}
 	}
+	out := s.OutputSchema
+	if s.wireOut != nil {
+		out = s.wireOut
+	}
 	return &mcp.Tool{
 		Name: s.Name, Description: s.Description, Annotations: ann, Meta: meta,
-		InputSchema: s.InputSchema, OutputSchema: s.OutputSchema,
+		InputSchema: s.InputSchema, OutputSchema: out,
 	}
 }
 

@@ -26,6 +26,10 @@ type Field struct {
 	MinItems  *int
 	MaxItems  *int
 	Items     *Field // constraints on each element of an array
+	// MaxBytes bounds a free-form value (an object open to any key, or a
+	// value of any type) in bytes of its compact JSON; without it such a
+	// field gets DefaultMaxObjectBytes.
+	MaxBytes int
 }
 
 // Rules maps a property path to its constraints. A path is a property name,
@@ -54,6 +58,9 @@ func List(max int, item Field) Field { return Field{MaxItems: &max, Items: &item
 // DateTime requires an RFC 3339 (ISO-8601) timestamp.
 func DateTime() Field { return Field{Format: "date-time"} }
 
+// Size bounds a free-form object or value to max bytes of compact JSON.
+func Size(max int) Field { return Field{MaxBytes: max} }
+
 // WithDefault returns f with a default value, applied when the property is absent.
 func (f Field) WithDefault(v any) Field { f.Default = v; return f }
 
@@ -64,7 +71,8 @@ func (f Field) NonBlank() Field { f.Pattern = `\S`; return f }
 // the output, so strict clients validate error results too.
 const errorProperty = "error"
 
-// inputSchema infers the schema of T and applies rules.
+// inputSchema infers the schema of T, applies rules, and bounds every field
+// the rules leave unbounded (see bound).
 func inputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
 	s, err := inferSchema[T](rules)
 	if err != nil {
@@ -73,6 +81,7 @@ func inputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
 	if s.Type != "object" {
 		return nil, fmt.Errorf("input type %v must be a struct", reflect.TypeFor[T]())
 	}
+	bound(s)
 	return s, nil
 }
 
@@ -182,11 +191,29 @@ func apply(s *jsonschema.Schema, f Field, path string) error {
 		if kind != "array" {
 			return fmt.Errorf("rule for %q: array constraint on a %s", path, kind)
 		}
+	case f.MaxBytes != 0:
+		if !FreeForm(s) || f.MaxBytes < 0 {
+			return fmt.Errorf("rule for %q: a size limit is for free-form objects and values, not a %s", path, kind)
+		}
+		objectLimits.Store(s, f.MaxBytes)
 	}
 	for _, v := range f.Enum {
 		s.Enum = append(s.Enum, v)
 	}
-	s.Minimum, s.Maximum = f.Minimum, f.Maximum
+	// Inference gives narrow Go integers (int32, uint8...) their range: a
+	// rule may narrow it, never widen it past what the field holds.
+	if f.Minimum != nil {
+		if s.Minimum != nil && *f.Minimum < *s.Minimum {
+			return fmt.Errorf("rule for %q: minimum %v is below what the Go field holds (%v)", path, *f.Minimum, *s.Minimum)
+		}
+		s.Minimum = f.Minimum
+	}
+	if f.Maximum != nil {
+		if s.Maximum != nil && *f.Maximum > *s.Maximum {
+			return fmt.Errorf("rule for %q: maximum %v is above what the Go field holds (%v)", path, *f.Maximum, *s.Maximum)
+		}
+		s.Maximum = f.Maximum
+	}
 	s.MinLength, s.MaxLength = f.MinLength, f.MaxLength
 	s.Pattern, s.Format = f.Pattern, f.Format
 	s.MinItems, s.MaxItems = f.MinItems, f.MaxItems

@@ -19,10 +19,11 @@ import (
 // enforced twice: tools/list shows only these tools, and a call to any
 // other tool, registered or not, is ERR_PERMISSION_DENIED.
 type Scope struct {
-	all   bool
-	tools map[string]bool
+	all    bool
+	except map[string]bool // with all: the tools all leaves out
+	tools  map[string]bool
 	// Rule says which rule decided: "web operator", "tool-scope file",
-	// "profile worker", "no profile (setup)".
+	// "profile worker", "no profile".
 	Rule string
 	// Warnings name what an operator should look at: a profile lacking a
 	// tool its role needs, names that match no tool.
@@ -30,7 +31,7 @@ type Scope struct {
 }
 
 // Has reports whether the scope includes the tool.
-func (s *Scope) Has(name string) bool { return s.all || s.tools[name] }
+func (s *Scope) Has(name string) bool { return (s.all && !s.except[name]) || s.tools[name] }
 
 // Names are the scope's tools among reg's, in registry order.
 func (s *Scope) Names(reg *Registry) []string {
@@ -71,11 +72,15 @@ var Needs = map[string][]string{
 // ComputeScope applies baton's rules, in order:
 //  1. the operator's web session gets every tool;
 //  2. a tool-scope file is the whole answer;
-//  3. without a profile every tool is there (setup);
-//  4. otherwise the profile's registry defaults (privileged tools never
-//     among them), narrowed to its allowed tools when it lists any, plus
-//     the privileged tools it names there (an explicit grant), minus its
-//     disallowed tools, plus its skill and project bundles;
+//  3. without a profile every tool of the session's preset is there but
+//     the privileged ones, plus the bundle of the session's project (a
+//     grant like any bundle); direct calls from Go code (source test) get
+//     every tool;
+//  4. otherwise the profile's registry defaults within the preset
+//     (privileged tools never among them), narrowed to its allowed tools
+//     when it lists any, where naming a tool of the profile's defaults or
+//     a privileged one grants it whatever the preset, minus its disallowed
+//     tools, plus its skill and project bundles;
 //  5. a scheduler session then loses every scheduler-blocked tool,
 //     whatever was granted.
 func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
@@ -95,6 +100,14 @@ func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
 	if profile == "" {
 		profile = p.AgentType
 	}
+	preset := p.Preset
+	if preset == "" {
+		preset = DefaultPreset(p)
+	}
+	inPreset := map[string]bool{}
+	for _, n := range PresetTools(reg, preset) {
+		inPreset[n] = true
+	}
 	switch {
 	case p.Source == baton.SourceWeb:
 		s.all, s.Rule = true, "web operator"
@@ -103,10 +116,41 @@ func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
 		for _, n := range known(in.File, "the tool-scope file") {
 			s.tools[n] = true
 		}
+	case profile == "" && p.Source == baton.SourceTest:
+		// Go code calling the registry directly (tests, benchmarks) can
+		// reach the store anyway; no transport yields this source.
+		s.all, s.Rule = true, "no profile (direct call)"
+	case profile == "" && preset == PresetFull:
+		// Privileged tools come only by an explicit grant (a profile's
+		// allowed tools, a skill or project bundle) or to the operator's
+		// web session, never for naming nothing (issue 12).
+		s.all, s.Rule, s.except = true, "no profile", map[string]bool{}
+		for _, t := range reg.All() {
+			if t.Spec().Annotations.Privileged {
+				s.except[t.Spec().Name] = true
+			}
+		}
+		for _, n := range known(in.Bundles, "the project's bundle") {
+			s.tools[n] = true
+		}
 	case profile == "":
-		s.all, s.Rule = true, "no profile (setup)"
+		s.Rule, s.except = "no profile, preset "+preset, map[string]bool{}
+		for _, t := range reg.All() {
+			switch sp := t.Spec(); {
+			case sp.Annotations.Privileged:
+				s.except[sp.Name] = true // for the refusal's hint
+			case inPreset[sp.Name]:
+				s.tools[sp.Name] = true
+			}
+		}
+		for _, n := range known(in.Bundles, "the project's bundle") {
+			s.tools[n] = true
+		}
 	default:
 		s.Rule = "profile " + profile
+		if preset != PresetFull {
+			s.Rule += ", preset " + preset
+		}
 		settings := in.Profile
 		if settings == nil {
 			settings = &baton.Profile{Name: profile}
@@ -118,7 +162,7 @@ func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
 		}
 		for _, t := range reg.All() {
 			sp := t.Spec()
-			if slices.Contains(sp.Profiles, base) && !sp.Annotations.Privileged {
+			if slices.Contains(sp.Profiles, base) && !sp.Annotations.Privileged && inPreset[sp.Name] {
 				s.tools[sp.Name] = true
 			}
 		}
@@ -126,7 +170,7 @@ func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
 			narrowed := map[string]bool{}
 			for _, n := range allowed {
 				t, _ := reg.Get(n)
-				if s.tools[n] || t.Spec().Annotations.Privileged {
+				if sp := t.Spec(); slices.Contains(sp.Profiles, base) || sp.Annotations.Privileged {
 					narrowed[n] = true
 				}
 			}
@@ -150,7 +194,9 @@ func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
 		if s.all {
 			s.all = false
 			for _, t := range reg.All() {
-				s.tools[t.Spec().Name] = true
+				if !s.except[t.Spec().Name] {
+					s.tools[t.Spec().Name] = true
+				}
 			}
 		}
 		for _, t := range reg.All() {
@@ -189,8 +235,9 @@ type scopeEntry struct {
 
 // scopes caches computed scopes per principal.
 type scopes struct {
-	mu sync.Mutex
-	m  map[baton.Principal]scopeEntry
+	mu  sync.Mutex
+	m   map[baton.Principal]scopeEntry
+	gen uint64 // bumped by ForgetScopes: a scope computed before is not kept
 }
 
 // Scope is p's tools, computed from the registry, the stored profile, the
@@ -201,6 +248,7 @@ func (e *Env) Scope(ctx context.Context, p baton.Principal) (*Scope, error) {
 		e.scopes.mu.Unlock()
 		return c.scope, nil
 	}
+	gen := e.scopes.gen
 	e.scopes.mu.Unlock()
 	in, err := e.scopeInput(ctx, p)
 	if err != nil {
@@ -215,9 +263,21 @@ func (e *Env) Scope(ctx context.Context, p baton.Principal) (*Scope, error) {
 	if e.scopes.m == nil {
 		e.scopes.m = map[baton.Principal]scopeEntry{}
 	}
-	e.scopes.m[p] = scopeEntry{scope: s, at: time.Now()}
+	if e.scopes.gen == gen { // else it may predate the change that emptied the cache
+		e.scopes.m[p] = scopeEntry{scope: s, at: time.Now()}
+	}
 	e.scopes.mu.Unlock()
 	return s, nil
+}
+
+// ForgetScopes drops every cached scope, so the next Scope of each
+// principal reads the store again: servers call it when they learn that
+// a profile, a project's bundle or a token changed.
+func (e *Env) ForgetScopes() {
+	e.scopes.mu.Lock()
+	clear(e.scopes.m)
+	e.scopes.gen++
+	e.scopes.mu.Unlock()
 }
 
 func (e *Env) scopeInput(ctx context.Context, p baton.Principal) (ScopeInput, error) {
@@ -234,8 +294,21 @@ func (e *Env) scopeInput(ctx context.Context, p baton.Principal) (ScopeInput, er
 	if profile == "" {
 		profile = p.AgentType
 	}
-	if profile == "" || e.Store == nil {
+	if e.Store == nil {
 		return in, nil
+	}
+	if profile == "" {
+		// Without a profile only the project's bundle can grant more.
+		if p.Project == "" {
+			return in, nil
+		}
+		err := e.Store.View(ctx, func(tx baton.Tx) error {
+			if proj, err := tx.Project(ctx, p.Project); err == nil {
+				in.Bundles = append(in.Bundles, proj.Tools...)
+			}
+			return nil
+		})
+		return in, err
 	}
 	err := e.Store.View(ctx, func(tx baton.Tx) error {
 		prof, err := tx.Profile(ctx, profile)
@@ -292,11 +365,20 @@ func PermissionDenied(name string, p baton.Principal, s *Scope) *baton.Error {
 		profile = p.AgentType
 	}
 	hint := "call one of the tools tools/list shows you"
-	if profile != "" && p.ScopeFile == "" {
+	switch {
+	case profile != "" && p.ScopeFile == "":
 		hint += fmt.Sprintf("; an operator can grant it with `baton profile allow %s %s`", profile, name)
+	case s.except[name]:
+		// A session without a profile lacks only privileged tools.
+		hint += fmt.Sprintf("; %s is privileged and comes only by an explicit grant: an operator grants it to a profile "+
+			"(`baton profile allow PROFILE %s`) that the session then names (--agent-type PROFILE), or uses the dashboard", name, name)
 	}
-	return baton.Errorf(baton.ErrPermissionDenied, "%s is not among your tools (%s)", name, s.Rule).
+	e := baton.Errorf(baton.ErrPermissionDenied, "%s is not among your tools (%s)", name, s.Rule).
 		WithType("out_of_scope").WithDetails("tool", name, "profile", profile, "rule", s.Rule).WithHint("%s", hint)
+	if s.except[name] {
+		e.WithDetails("privileged", true)
+	}
+	return e
 }
 
 // SchedulerCaps are the most calls of each kind one scheduler session may

@@ -45,8 +45,17 @@ func names(reg *Registry, s *Scope) []string {
 	return out
 }
 
+// withTestCore makes the core preset, for the length of a test, a set of
+// scopeRegistry's tools: common, scanner_only and the privileged priv.
+func withTestCore(t *testing.T) {
+	saved := presetTools[PresetCore]
+	presetTools[PresetCore] = []string{"common", "scanner_only", "priv"}
+	t.Cleanup(func() { presetTools[PresetCore] = saved })
+}
+
 // TestScopeRules: one row per rule, with the exact tools expected.
 func TestScopeRules(t *testing.T) {
+	withTestCore(t)
 	reg := scopeRegistry()
 	worker := baton.Principal{Agent: "a", Profile: "worker", Source: baton.SourceStdio}
 	with := func(p baton.Principal, f func(*baton.Principal)) baton.Principal { f(&p); return p }
@@ -58,8 +67,27 @@ func TestScopeRules(t *testing.T) {
 		rule string
 		warn string // a substring of one warning; "" = none expected
 	}{
-		{"no profile: everything, privileged too (setup)", baton.Principal{Source: baton.SourceStdio}, ScopeInput{},
-			everyScopeTool, "no profile (setup)", ""},
+		{"no profile, preset full: everything but the privileged tools", baton.Principal{Source: baton.SourceStdio, Preset: PresetFull}, ScopeInput{},
+			[]string{"common", "worker_only", "scanner_only", "blocked", "nobody"}, "no profile", ""},
+		{"no profile over HTTP or the CLI: the same", baton.Principal{Agent: "user", Source: baton.SourceCLI}, ScopeInput{},
+			[]string{"common", "worker_only", "scanner_only", "blocked", "nobody"}, "no profile", ""},
+		{"no profile, direct call from Go code: everything", baton.Principal{Agent: "a", Source: baton.SourceTest}, ScopeInput{},
+			everyScopeTool, "no profile (direct call)", ""},
+		{"direct call with a profile: the profile's rules", with(worker, func(p *baton.Principal) { p.Source = baton.SourceTest }), ScopeInput{},
+			[]string{"common", "worker_only", "blocked"}, "profile worker", ""},
+		{"no profile: the project's bundle grants a privileged tool", baton.Principal{Source: baton.SourceHTTP, Preset: PresetFull}, ScopeInput{Bundles: []string{"priv"}},
+			[]string{"common", "worker_only", "scanner_only", "priv", "blocked", "nobody"}, "no profile", ""},
+		{"no profile over stdio, nothing named: the core preset", baton.Principal{Source: baton.SourceStdio}, ScopeInput{},
+			[]string{"common", "scanner_only"}, "no profile, preset core", ""},
+		{"no profile over HTTP: core, and a bundle still grants", baton.Principal{Source: baton.SourceHTTP}, ScopeInput{Bundles: []string{"priv", "nobody"}},
+			[]string{"common", "scanner_only", "priv", "nobody"}, "no profile, preset core", ""},
+		{"a named preset narrows a profile's defaults", with(worker, func(p *baton.Principal) { p.Preset = PresetCore }), ScopeInput{},
+			[]string{"common"}, "profile worker, preset core", ""},
+		{"naming a default tool in allowed grants it outside the preset", with(worker, func(p *baton.Principal) { p.Preset = PresetCore }),
+			ScopeInput{Profile: &baton.Profile{Name: "worker", AllowedTools: []string{"worker_only", "scanner_only"}}},
+			[]string{"worker_only"}, "profile worker, preset core", ""},
+		{"a scope file ignores the preset", baton.Principal{Source: baton.SourceStdio, Preset: PresetCore}, ScopeInput{File: []string{"nobody"}},
+			[]string{"nobody"}, "tool-scope file", ""},
 		{"agent type stands for the profile", baton.Principal{AgentType: "scanner", Source: baton.SourceStdio}, ScopeInput{},
 			[]string{"common", "scanner_only", "blocked"}, "profile scanner", ""},
 		{"built-in defaults, never privileged", worker, ScopeInput{},
@@ -101,8 +129,11 @@ func TestScopeRules(t *testing.T) {
 			[]string{"common"}, "profile worker, scheduler mode", ""},
 		{"scheduler applies to a scope file", with(worker, func(p *baton.Principal) { p.SchedulerMode = true }), ScopeInput{File: []string{"blocked", "priv"}},
 			[]string{"priv"}, "tool-scope file, scheduler mode", ""},
-		{"scheduler applies to setup", baton.Principal{Source: baton.SourceStdio, SchedulerMode: true}, ScopeInput{},
-			[]string{"common", "worker_only", "scanner_only", "priv", "nobody"}, "no profile (setup), scheduler mode", ""},
+		{"scheduler applies without a profile", baton.Principal{Source: baton.SourceStdio, SchedulerMode: true, Preset: PresetFull}, ScopeInput{},
+			[]string{"common", "worker_only", "scanner_only", "nobody"}, "no profile, scheduler mode", ""},
+		{"scheduler without a profile: granted, not blocked", baton.Principal{Source: baton.SourceStdio, SchedulerMode: true, Preset: PresetFull},
+			ScopeInput{Bundles: []string{"priv", "priv_blocked"}},
+			[]string{"common", "worker_only", "scanner_only", "priv", "nobody"}, "no profile, scheduler mode", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ComputeScope(reg, tc.p, tc.in)
@@ -129,13 +160,14 @@ func TestScopeRules(t *testing.T) {
 // TestScopePrecedenceExhaustive walks every combination of the inputs
 // the rules read and checks the result against the rules stated plainly.
 func TestScopePrecedenceExhaustive(t *testing.T) {
+	withTestCore(t)
 	reg := scopeRegistry()
-	sources := []baton.Source{baton.SourceStdio, baton.SourceHTTP, baton.SourceWeb}
+	sources := []baton.Source{baton.SourceStdio, baton.SourceHTTP, baton.SourceCLI, baton.SourceTest, baton.SourceWeb}
 	files := [][]string{nil, {}, {"worker_only", "priv", "blocked", "ghost"}}
 	profiles := []string{"", "worker", "scanner", "auditor", "ghost"}
 	alloweds := [][]string{nil, {}, {"common", "priv", "scanner_only", "ghost"}}
 	disalloweds := [][]string{nil, {"common", "priv"}}
-	bundleSets := [][]string{nil, {"nobody", "blocked"}}
+	bundleSets := [][]string{nil, {"nobody", "blocked", "priv"}}
 	n := 0
 	for _, src := range sources {
 		for _, file := range files {
@@ -144,21 +176,23 @@ func TestScopePrecedenceExhaustive(t *testing.T) {
 					for _, disallowed := range disalloweds {
 						for _, bundles := range bundleSets {
 							for _, sched := range []bool{false, true} {
-								n++
-								p := baton.Principal{Agent: "a", Profile: prof, Source: src, SchedulerMode: sched}
-								var stored *baton.Profile
-								switch prof {
-								case "worker", "scanner":
-									stored = &baton.Profile{Name: prof, AllowedTools: allowed, DisallowedTools: disallowed}
-								case "auditor":
-									stored = &baton.Profile{Name: prof, Extends: "scanner", AllowedTools: allowed, DisallowedTools: disallowed}
-								}
-								in := ScopeInput{File: file, Profile: stored, Bundles: bundles}
-								got := names(reg, ComputeScope(reg, p, in))
-								want := oracle(reg, p, in)
-								if !slices.Equal(got, want) {
-									t.Fatalf("source=%s file=%v profile=%q allowed=%v disallowed=%v bundles=%v scheduler=%v:\n got %v\nwant %v",
-										src, file, prof, allowed, disallowed, bundles, sched, got, want)
+								for _, preset := range []string{"", PresetFull, PresetCore} {
+									n++
+									p := baton.Principal{Agent: "a", Profile: prof, Source: src, SchedulerMode: sched, Preset: preset}
+									var stored *baton.Profile
+									switch prof {
+									case "worker", "scanner":
+										stored = &baton.Profile{Name: prof, AllowedTools: allowed, DisallowedTools: disallowed}
+									case "auditor":
+										stored = &baton.Profile{Name: prof, Extends: "scanner", AllowedTools: allowed, DisallowedTools: disallowed}
+									}
+									in := ScopeInput{File: file, Profile: stored, Bundles: bundles}
+									got := names(reg, ComputeScope(reg, p, in))
+									want := oracle(reg, p, in)
+									if !slices.Equal(got, want) {
+										t.Fatalf("source=%s file=%v profile=%q allowed=%v disallowed=%v bundles=%v scheduler=%v preset=%q:\n got %v\nwant %v",
+											src, file, prof, allowed, disallowed, bundles, sched, preset, got, want)
+									}
 								}
 							}
 						}
@@ -167,7 +201,7 @@ func TestScopePrecedenceExhaustive(t *testing.T) {
 			}
 		}
 	}
-	if n != 3*3*5*3*2*2*2 {
+	if n != 5*3*5*3*2*2*2*3 {
 		t.Fatalf("walked %d combinations", n)
 	}
 }
@@ -177,6 +211,16 @@ func TestScopePrecedenceExhaustive(t *testing.T) {
 func oracle(reg *Registry, p baton.Principal, in ScopeInput) []string {
 	spec := func(n string) *Spec { t, _ := reg.Get(n); return t.Spec() }
 	has := func(list []string, n string) bool { return slices.Contains(list, n) }
+	// A session's preset: the one it names, else core for an agent over
+	// stdio or HTTP that names no profile, else everything.
+	preset := p.Preset
+	if preset == "" {
+		preset = PresetFull
+		if p.Profile == "" && (p.Source == baton.SourceStdio || p.Source == baton.SourceHTTP) {
+			preset = PresetCore
+		}
+	}
+	inPreset := func(n string) bool { return preset == PresetFull || has(presetTools[preset], n) }
 	var out []string
 	for _, n := range everyScopeTool {
 		sp := spec(n)
@@ -186,8 +230,11 @@ func oracle(reg *Registry, p baton.Principal, in ScopeInput) []string {
 			ok = true
 		case in.File != nil:
 			ok = has(in.File, n)
-		case p.Profile == "":
+		case p.Profile == "" && p.Source == baton.SourceTest:
 			ok = true
+		case p.Profile == "":
+			// The preset but privileged tools; a bundle grants any tool.
+			ok = (!sp.Annotations.Privileged && inPreset(n)) || has(in.Bundles, n)
 		case in.Profile == nil && !baton.IsBuiltinProfile(p.Profile):
 			ok = false
 		default:
@@ -195,9 +242,11 @@ func oracle(reg *Registry, p baton.Principal, in ScopeInput) []string {
 			if in.Profile != nil {
 				base = in.Profile.Base()
 			}
-			def := has(sp.Profiles, base) && !sp.Annotations.Privileged
+			def := has(sp.Profiles, base) && !sp.Annotations.Privileged && inPreset(n)
 			if in.Profile != nil && len(in.Profile.AllowedTools) > 0 {
-				def = (def || sp.Annotations.Privileged) && has(in.Profile.AllowedTools, n)
+				// Naming a tool is a grant: any of the profile's defaults
+				// or a privileged one, whatever the preset.
+				def = (has(sp.Profiles, base) || sp.Annotations.Privileged) && has(in.Profile.AllowedTools, n)
 			}
 			if in.Profile != nil && has(in.Profile.DisallowedTools, n) {
 				def = false
@@ -255,7 +304,7 @@ func TestSchedulerCaps(t *testing.T) {
 			return noOut{}, nil
 		}}))
 	env := &Env{Registry: r}
-	sched := baton.Principal{Agent: "cron", Source: baton.SourceHTTP, SchedulerMode: true}
+	sched := baton.Principal{Agent: "cron", Source: baton.SourceHTTP, SchedulerMode: true, Preset: PresetFull}
 	s1 := WithSession(context.Background(), &Session{})
 	call := func(ctx context.Context, p baton.Principal) *baton.Error {
 		return r.Call(ctx, env, p, "make", nil).Err
@@ -286,7 +335,7 @@ func TestSchedulerCaps(t *testing.T) {
 		t.Fatalf("a new session is capped too: %v", e)
 	}
 	for range 5 {
-		if e := call(s1, baton.Principal{Agent: "human", Source: baton.SourceHTTP}); e != nil {
+		if e := call(s1, baton.Principal{Agent: "human", Source: baton.SourceHTTP, Preset: PresetFull}); e != nil {
 			t.Fatalf("an interactive call was capped: %v", e)
 		}
 	}

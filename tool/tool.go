@@ -153,6 +153,8 @@ type Spec struct {
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
 	PlainText    bool // the tool renders its own text; otherwise text is the JSON
+
+	wireOut *jsonschema.Schema // OutputSchema as tools/list sends it (wireOutput)
 }
 
 // Result is the outcome of a direct call.
@@ -188,7 +190,7 @@ func New[In, Out any](d Definition[In, Out]) Tool {
 	return &typed[In, Out]{def: d, spec: &Spec{
 		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
 		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
-		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil,
+		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil, wireOut: wireOutput(out),
 	}}
 }
 
@@ -208,12 +210,19 @@ func (t *typed[In, Out]) Invoke(ctx context.Context, env *Env, p baton.Principal
 }
 
 // invoke is every transport's way in: the scope, then the arguments
-// (validated, defaults applied), then the pipeline.
+// (validated, defaults applied), then the pipeline. What fails leaves as
+// the client may see it (clientError).
 func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) (out Out, err error) {
+	defer func() {
+		if err != nil {
+			err = env.clientError(err)
+		}
+	}()
 	// Out of scope is out of scope, whatever the arguments.
 	if err := env.permit(ctx, p, t.spec.Name); err != nil {
 		return out, err
 	}
+	raw = env.fillProject(ctx, t.spec.InputSchema, p, raw)
 	norm, verr := Validate(t.spec.InputSchema, raw)
 	if verr != nil {
 		return out, verr
@@ -256,7 +265,9 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 	c := &Call{Principal: p, Env: env, Now: env.now()}
 	exec := func(tx baton.Tx) (err error) {
 		defer guard(env, t.spec.Name, &err)
-		c.Tx = tx
+		// A store runs exec again when the database was busy (see
+		// sqlcore.RetryBusy): only the last, committed run announces.
+		c.Tx, c.published = tx, nil
 		o, err := t.def.Execute(ctx, c, in)
 		if err != nil {
 			return err

@@ -30,6 +30,13 @@ type Violation struct {
 // through here, so the messages are the same everywhere.
 func Validate(s *jsonschema.Schema, raw json.RawMessage) (json.RawMessage, *baton.Error) {
 	raw = bytes.TrimSpace(raw)
+	if len(raw) > MaxArguments {
+		// Refused before decoding: a payload this size costs memory to
+		// parse, whatever its fields would say.
+		return nil, baton.Errorf(baton.ErrInvalidInput, "arguments must be at most %s of JSON (got %d bytes)", Bytes(MaxArguments), len(raw)).
+			WithDetails("field", "arguments", "constraint", "maxBytes", "limit", MaxArguments).
+			WithHint("send less: every field's own limit is in the tool's input schema, and all of them together fit in %s", Bytes(MaxArguments))
+	}
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
@@ -45,7 +52,7 @@ func Validate(s *jsonschema.Schema, raw json.RawMessage) (json.RawMessage, *bato
 			WithDetails("field", "arguments", "constraint", "json").
 			WithHint("send the arguments as one JSON object")
 	}
-	if vs := check(s, "", v); len(vs) > 0 {
+	if vs := append(check(s, "", v), nulViolations("", v)...); len(vs) > 0 {
 		return nil, invalid(vs)
 	}
 	v = settle(s, v)
@@ -57,13 +64,34 @@ func Validate(s *jsonschema.Schema, raw json.RawMessage) (json.RawMessage, *bato
 }
 
 func invalid(vs []Violation) *baton.Error {
-	msgs := make([]string, len(vs))
-	for i, v := range vs {
-		msgs[i] = v.Message
+	// A large array of bad items must not make an error larger than the
+	// call: the message quotes the first few, the details the first
+	// maxReported, and both say how many there were.
+	total := len(vs)
+	msgs := make([]string, 0, 10)
+	for _, v := range vs[:min(total, 10)] {
+		msgs = append(msgs, v.Message)
 	}
-	return baton.Errorf(baton.ErrInvalidInput, "invalid input: %s", strings.Join(msgs, "; ")).
-		WithDetails("field", vs[0].Field, "constraint", vs[0].Rule, "violations", vs).
+	more := ""
+	if total > len(msgs) {
+		more = fmt.Sprintf("; and %d more", total-len(msgs))
+	}
+	e := baton.Errorf(baton.ErrInvalidInput, "invalid input: %s%s", strings.Join(msgs, "; "), more).
+		WithDetails("field", vs[0].Field, "constraint", vs[0].Rule, "violations", vs[:min(total, maxReported)]).
 		WithHint("correct the field(s) named and call again; the tool's input schema states every rule")
+	if total > maxReported {
+		e.WithDetails("violation_count", total)
+	}
+	return e
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // settle returns a valid value ready to decode: defaults applied to absent
@@ -77,8 +105,11 @@ func settle(s *jsonschema.Schema, v any) any {
 	case json.Number:
 		if s.Type == "integer" {
 			if _, err := val.Int64(); err != nil {
-				f, _ := val.Float64()
-				return json.Number(strconv.FormatInt(int64(f), 10))
+				// check refused what an int64 cannot hold, so the
+				// conversion is exact.
+				if f, err := val.Float64(); err == nil && f >= -(1<<63) && f < 1<<63 {
+					return json.Number(strconv.FormatInt(int64(f), 10))
+				}
 			}
 		}
 	case []any:
@@ -218,6 +249,12 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 	add := func(rule string, limit any, format string, args ...any) {
 		out = append(out, Violation{Field: name(path), Rule: rule, Limit: limit, Message: name(path) + " " + fmt.Sprintf(format, args...)})
 	}
+	if limit, ok := ObjectLimit(s); ok {
+		if n := serialisedSize(v); n > limit {
+			add("maxBytes", limit, "must be at most %s as JSON (got %d bytes)", Bytes(limit), n)
+			return out
+		}
+	}
 	if !typeOK(s.Type, v) {
 		add("type", s.Type, "must be %s %s (got %s)", article(s.Type), s.Type, typeName(v))
 		return out
@@ -227,7 +264,7 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 		for i, e := range s.Enum {
 			vals[i] = fmt.Sprint(e)
 		}
-		add("enum", vals, "must be one of %s (got %q)", strings.Join(vals, ", "), fmt.Sprint(v))
+		add("enum", vals, "must be one of %s (got %q)", strings.Join(vals, ", "), echo(fmt.Sprint(v)))
 	}
 	switch val := v.(type) {
 	case string:
@@ -246,21 +283,26 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 			if s.Pattern == `\S` {
 				add("pattern", s.Pattern, "must not be blank")
 			} else {
-				add("pattern", s.Pattern, "must match the pattern %s (got %q)", s.Pattern, val)
+				add("pattern", s.Pattern, "must match the pattern %s (got %q)", s.Pattern, echo(val))
 			}
 		}
 		if s.Format == "date-time" {
 			if _, err := time.Parse(time.RFC3339, val); err != nil {
-				add("format", "date-time", "must be an ISO-8601 date-time such as 2026-04-08T22:15:30Z (got %q)", val)
+				add("format", "date-time", "must be an ISO-8601 date-time such as 2026-04-08T22:15:30Z (got %q)", echo(val))
 			}
 		}
 	case json.Number, float64, int:
-		f, _ := number(val)
-		if s.Minimum != nil && f < *s.Minimum {
+		f, finite := number(val)
+		before := len(out)
+		if finite && s.Minimum != nil && f < *s.Minimum {
 			add("minimum", *s.Minimum, "must be at least %v (got %v)", *s.Minimum, val)
 		}
-		if s.Maximum != nil && f > *s.Maximum {
+		if finite && s.Maximum != nil && f > *s.Maximum {
 			add("maximum", *s.Maximum, "must be at most %v (got %v)", *s.Maximum, val)
+		}
+		// The schema's own range says more; past it, what no Go field holds.
+		if n, isNum := val.(json.Number); isNum && len(out) == before {
+			out = append(out, outOfRange(s, path, n)...)
 		}
 	case []any:
 		if s.MinItems != nil && len(val) < *s.MinItems {
@@ -278,12 +320,7 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 				out = append(out, Violation{Field: join(path, r), Rule: "required", Message: join(path, r) + " is required"})
 			}
 		}
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(val) {
 			p, known := s.Properties[k]
 			switch {
 			case known:
@@ -295,8 +332,8 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 						known = append(known, n)
 					}
 				}
-				out = append(out, Violation{Field: join(path, k), Rule: "additionalProperties", Limit: known,
-					Message: fmt.Sprintf("%s is not a known field (known: %s)", join(path, k), strings.Join(known, ", "))})
+				out = append(out, Violation{Field: join(path, echo(k)), Rule: "additionalProperties", Limit: known,
+					Message: fmt.Sprintf("%s is not a known field (known: %s)", join(path, echo(k)), strings.Join(known, ", "))})
 			case s.AdditionalProperties != nil:
 				out = append(out, check(s.AdditionalProperties, join(path, k), val[k])...)
 			}
@@ -311,6 +348,38 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 		add("anyOf", nil, "matches none of the allowed shapes")
 	}
 	return out
+}
+
+// outOfRange refuses a number no field can hold: an integer past int64
+// (Go would wrap 2^63 to a negative number, which then passes "minimum:
+// 0"), or any number past float64. Narrower Go types state their range in
+// the schema (minimum and maximum), checked above.
+func outOfRange(s *jsonschema.Schema, path string, n json.Number) []Violation {
+	var ok, negative bool
+	limit := any(nil)
+	if s.Type == "integer" {
+		ok, negative = int64Range(n)
+		limit = int64(math.MaxInt64)
+		if negative {
+			limit = int64(math.MinInt64)
+		}
+	} else {
+		_, err := n.Float64()
+		ok, negative = err == nil, strings.HasPrefix(string(n), "-")
+		limit = math.MaxFloat64
+		if negative {
+			limit = -math.MaxFloat64
+		}
+	}
+	if ok {
+		return nil
+	}
+	rule, word := "maximum", "most"
+	if negative {
+		rule, word = "minimum", "least"
+	}
+	return []Violation{{Field: name(path), Rule: rule, Limit: limit,
+		Message: fmt.Sprintf("%s must be at %s %v (got %s)", name(path), word, limit, echo(string(n)))}}
 }
 
 func article(t string) string {

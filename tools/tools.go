@@ -6,12 +6,14 @@ import (
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools/audit"
 	"github.com/baton-dev/baton/tools/beads"
+	"github.com/baton-dev/baton/tools/capabilities"
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/issues"
 	"github.com/baton-dev/baton/tools/messaging"
 	"github.com/baton-dev/baton/tools/skills"
 	"github.com/baton-dev/baton/tools/system"
 	"github.com/baton-dev/baton/tools/tasks"
+	"github.com/baton-dev/baton/tools/work"
 )
 
 // All returns every built-in tool, in the order clients list them.
@@ -74,6 +76,10 @@ func All() []tool.Tool {
 		messaging.ListProposals,
 		messaging.ListAgents,
 		messaging.GetProjectState,
+		work.CompleteTask,
+		work.FailTask,
+		work.WaitTask,
+		capabilities.CapabilitiesRefresh,
 	}
 }
 

@@ -59,7 +59,10 @@ func TestActionLog(t *testing.T) {
 			want{map[string]any{"task_id": "COL-1", "auditor_id": "agent-auditor", "scope": "shallow"}, "COL-1"}},
 		{k, "thought_record", map[string]any{"task_id": "COL-1", "type": "decision", "content": "Audited <safely> & well"}, "",
 			want{map[string]any{"task_id": "COL-1", "type": "decision", "content": "Audited <safely> & well"}, "COL-1"}},
-		{k, "audit_verify_chain", map[string]any{"session_id": "A-0001"}, "", want{}},
+		// Verifying a session ends its tracking (Colibri's catalogue): a
+		// change, so it is logged.
+		{k, "audit_verify_chain", map[string]any{"session_id": "A-0001"}, "",
+			want{map[string]any{"session_id": "A-0001"}, ""}},
 		{k, "merkle_root", map[string]any{"session_id": "A-0001"}, "", want{}},
 		{k, "merkle_finalize", map[string]any{"session_id": "A-0001"}, "",
 			want{map[string]any{"session_id": "A-0001"}, ""}},

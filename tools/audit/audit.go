@@ -5,6 +5,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
@@ -18,6 +19,46 @@ var (
 	taskIDRule    = tool.Length(1, 128)
 	sessionIDRule = tool.Length(1, 64)
 )
+
+// taskID resolves a task id as Colibri clients write it: exactly, or
+// zero-padded (T-0042 for T-42); the item's own id comes back, or
+// ERR_TASK_NOT_FOUND.
+func taskID(ctx context.Context, c *tool.Call, id string) (string, error) {
+	it, err := baton.ResolveItem(ctx, c.Tx, id)
+	if err != nil {
+		return "", err
+	}
+	return it.ID, nil
+}
+
+// nullable is a previous_hash as outputs show it: null for the first
+// record of a chain.
+func nullable(h string) *string {
+	if h == "" {
+		return nil
+	}
+	return &h
+}
+
+// orNull lets the string property at path (names descending through
+// objects and array elements) of t's output be null as well, and says so
+// in the schema clients see. The framework writes Go pointers as plain
+// types (absent means unset), but Colibri's catalogue has previous_hash
+// null on a chain's first record.
+func orNull(t tool.Tool, path ...string) tool.Tool {
+	s := t.Spec().OutputSchema
+	for _, name := range path {
+		for s.Items != nil {
+			s = s.Items
+		}
+		s = s.Properties[name]
+	}
+	if s.Type != "string" {
+		panic(fmt.Sprintf("%s: %v is a %s, not a string", t.Spec().Name, path, s.Type))
+	}
+	s.Type, s.Types = "", []string{"null", "string"}
+	return t
+}
 
 // leaves returns a session's records as Merkle leaves, optionally only
 // those about one task.

@@ -28,7 +28,7 @@ var AuditSessionStart = tool.New(tool.Definition[startIn, startOut]{
 	Event:   "audit.session_started",
 	Toolset: Toolset,
 	Description: "Begin an audit session on a task. Every thought record and tool call about the task (and, with scope deep, " +
-		"its sub-tasks) joins the session until merkle_finalize freezes its root.",
+		"its sub-tasks) joins the session until audit_verify_chain verifies the session (or merkle_finalize freezes its root).",
 	Profiles: tool.Profiles,
 	Input: tool.Rules{
 		"task_id":    taskIDRule,
@@ -38,7 +38,11 @@ var AuditSessionStart = tool.New(tool.Definition[startIn, startOut]{
 	},
 	Output: tool.Rules{"scope": tool.Enum("shallow", "deep")},
 	Execute: func(ctx context.Context, c *tool.Call, in startIn) (startOut, error) {
-		s := &baton.AuditSession{TaskID: in.TaskID, AuditorID: in.AuditorID, Reason: in.Reason, Scope: in.Scope,
+		task, err := taskID(ctx, c, in.TaskID)
+		if err != nil {
+			return startOut{}, err
+		}
+		s := &baton.AuditSession{TaskID: task, AuditorID: in.AuditorID, Reason: in.Reason, Scope: in.Scope,
 			StartedBy: c.Principal.Agent, StartedAt: c.Now}
 		if err := c.Tx.StartSession(ctx, s); err != nil {
 			return startOut{}, err

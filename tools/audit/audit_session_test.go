@@ -147,7 +147,8 @@ func TestSessionMembership(t *testing.T) {
 	// Read-only calls leave no record anywhere.
 	k.OK("task_get", map[string]any{"task_id": p})
 	k.OK("merkle_root", map[string]any{"session_id": deepP})
-	k.OK("audit_verify_chain", map[string]any{"session_id": deepP})
+	// (audit_verify_chain ends a session's tracking: see
+	// TestPoint17VerifyEndsSessionTracking.)
 
 	k.OK("merkle_finalize", map[string]any{"session_id": shallowP})
 	t5, t5a, joined := thought(p, "after the shallow session was finalized")

@@ -12,8 +12,9 @@ import (
 	"github.com/baton-dev/baton/internal/testkit"
 )
 
-// TestAuditVerifyChainInput: exactly one of session_id and task_id, and
-// each unknown id is its own not-found error.
+// TestAuditVerifyChainInput: session_id, task_id or both (see
+// TestPoint17VerifySessionAndTask), and each unknown id is its own
+// not-found error.
 func TestAuditVerifyChainInput(t *testing.T) {
 	k := testkit.New(t)
 	task := create(k, nil)
@@ -24,9 +25,8 @@ func TestAuditVerifyChainInput(t *testing.T) {
 		code       string
 		field, why string
 	}{
-		{"neither", map[string]any{}, baton.ErrInvalidInput, "session_id", "one_of"},
-		{"only full_trace", map[string]any{"full_trace": true}, baton.ErrInvalidInput, "session_id", "one_of"},
-		{"both", map[string]any{"session_id": s, "task_id": task}, baton.ErrInvalidInput, "session_id", "one_of"},
+		{"neither", map[string]any{}, baton.ErrInvalidInput, "session_id", "at_least_one"},
+		{"only full_trace", map[string]any{"full_trace": true}, baton.ErrInvalidInput, "session_id", "at_least_one"},
 		{"empty session_id", map[string]any{"session_id": ""}, baton.ErrInvalidInput, "session_id", "minLength"},
 		{"session_id 65 chars", map[string]any{"session_id": strings.Repeat("A", 65)}, baton.ErrInvalidInput, "session_id", "maxLength"},
 		{"full_trace not a boolean", map[string]any{"task_id": task, "full_trace": "yes"}, baton.ErrInvalidInput, "full_trace", "type"},
@@ -34,6 +34,9 @@ func TestAuditVerifyChainInput(t *testing.T) {
 		// specific codes of its error list.
 		{"unknown session", map[string]any{"session_id": "A-0099"}, baton.ErrSessionNotFound, "", ""},
 		{"unknown task", map[string]any{"task_id": "COL-99"}, baton.ErrTaskNotFound, "", ""},
+		{"unknown padded task", map[string]any{"task_id": "COL-0099"}, baton.ErrTaskNotFound, "", ""},
+		{"unknown task in a session", map[string]any{"session_id": s, "task_id": "COL-99"}, baton.ErrTaskNotFound, "", ""},
+		{"task in an unknown session", map[string]any{"session_id": "A-0099", "task_id": task}, baton.ErrSessionNotFound, "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,14 +65,16 @@ func TestAuditVerifyChainIntact(t *testing.T) {
 	chain := list(t, k.OK("thought_record_list", map[string]any{"task_id": task})["thoughts"])
 	recs := records(k, s)
 
+	// The session first: verifying it ends its tracking, so the task
+	// verifications after it (logged calls about the task) do not join it.
 	cases := []struct {
 		name  string
 		args  map[string]any
 		total int
 	}{
+		{"session", map[string]any{"session_id": s}, len(recs)},
 		{"task", map[string]any{"task_id": task}, 4},
 		{"task without records", map[string]any{"task_id": empty}, 0},
-		{"session", map[string]any{"session_id": s}, len(recs)},
 	}
 	for _, c := range cases {
 		for _, trace := range []bool{false, true} {
@@ -81,6 +86,9 @@ func TestAuditVerifyChainIntact(t *testing.T) {
 			want := []string{"broken_links", "chain_valid", "integrity_score", "total_records", "verified_at"}
 			for key := range c.args {
 				want = append(want, key)
+			}
+			if c.args["session_id"] != nil {
+				want = append(want, "tracking_ended_at")
 			}
 			if trace {
 				want = append(want, "trace")
@@ -159,7 +167,7 @@ func TestAuditVerifyChainTamperedTask(t *testing.T) {
 			}
 			victim := outs[c.pos-1]
 			tamper(t, k, fmt.Sprintf(`UPDATE thoughts SET content = 'rewritten' WHERE id = '%s'`, victim["thought_id"]))
-			actual := thoughtHash(t, task, "decision", "rewritten", victim["previous_hash"].(string),
+			actual := thoughtHash(t, task, "decision", "rewritten", victim["previous_hash"],
 				victim["recorded_at"].(string), "agent-alice")
 
 			out := k.OK("audit_verify_chain", map[string]any{"task_id": task, "full_trace": true})
@@ -227,7 +235,7 @@ func TestAuditVerifyChainTamperedSession(t *testing.T) {
 				for _, v := range list(t, k.OK("thought_record_list", map[string]any{"task_id": task})["thoughts"]) {
 					th := v.(map[string]any)
 					if th["thought_id"] == recs[i].RecordID {
-						actual = thoughtHash(t, task, th["type"].(string), th["content"].(string), th["previous_hash"].(string),
+						actual = thoughtHash(t, task, th["type"].(string), th["content"].(string), th["previous_hash"],
 							th["recorded_at"].(string), th["recorded_by"].(string))
 					}
 				}

@@ -132,12 +132,36 @@ func sha(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// thoughtHash is the thought_record hash computed from the spec: SHA-256
-// over the canonical JSON of the six hashed fields.
-func thoughtHash(t testing.TB, task, typ, content, prev, at, by string) string {
+// thoughtHash is the thought_record hash as a Colibri client computes it
+// (the catalogue's formula): SHA-256 of JSON.stringify({task_id, type,
+// content, previous_hash, recorded_at, recorded_by}), previous_hash nil
+// (null) for a chain's first record. Written independently of the code
+// under test: encoding/json on a struct in that field order, without HTML
+// escaping, and U+2028/U+2029 put back raw, as JavaScript leaves them.
+func thoughtHash(t testing.TB, task, typ, content string, prev any, at, by string) string {
 	t.Helper()
-	return sha(canonicalJSON(t, map[string]any{"task_id": task, "type": typ, "content": content,
-		"previous_hash": prev, "recorded_at": at, "recorded_by": by}))
+	if prev != nil {
+		if _, ok := prev.(string); !ok {
+			t.Fatalf("previous_hash %v (%T) is neither null nor a string", prev, prev)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		TaskID       string `json:"task_id"`
+		Type         string `json:"type"`
+		Content      string `json:"content"`
+		PreviousHash any    `json:"previous_hash"`
+		RecordedAt   string `json:"recorded_at"`
+		RecordedBy   string `json:"recorded_by"`
+	}{task, typ, content, prev, at, by}); err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b = bytes.ReplaceAll(b, []byte(`\u2028`), []byte("\u2028"))
+	b = bytes.ReplaceAll(b, []byte(`\u2029`), []byte("\u2029"))
+	return sha(b)
 }
 
 // actionHash is an action's hash computed independently from its fields.

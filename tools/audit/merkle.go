@@ -45,6 +45,11 @@ var MerkleFinalize = tool.New(tool.Definition[finalizeIn, finalizeOut]{
 			s.FinalizedAt = c.Now
 			return finalizeOut{}, c.Tx.FinalizeSession(ctx, s)
 		}
+		if in.TaskID != "" {
+			if in.TaskID, err = taskID(ctx, c, in.TaskID); err != nil {
+				return finalizeOut{}, err
+			}
+		}
 		_, hashes, err := leaves(ctx, c, s.ID, in.TaskID)
 		if err != nil {
 			return finalizeOut{}, err

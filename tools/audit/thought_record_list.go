@@ -19,15 +19,15 @@ type listIn struct {
 }
 
 type thoughtView struct {
-	ThoughtID     string `json:"thought_id" jsonschema:"Record id."`
-	TaskID        string `json:"task_id" jsonschema:"The task."`
-	Type          string `json:"type" jsonschema:"Record type."`
-	Content       string `json:"content" jsonschema:"Decision text."`
-	Hash          string `json:"hash" jsonschema:"Stored hash."`
-	PreviousHash  string `json:"previous_hash" jsonschema:"Hash of the record before it."`
-	RecordedAt    string `json:"recorded_at" jsonschema:"ISO-8601 UTC timestamp."`
-	RecordedBy    string `json:"recorded_by" jsonschema:"Who recorded it."`
-	ChainPosition int    `json:"chain_position" jsonschema:"Position in its task's chain (1-indexed)."`
+	ThoughtID     string  `json:"thought_id" jsonschema:"Record id."`
+	TaskID        string  `json:"task_id" jsonschema:"The task."`
+	Type          string  `json:"type" jsonschema:"Record type."`
+	Content       string  `json:"content" jsonschema:"Decision text."`
+	Hash          string  `json:"hash" jsonschema:"Stored hash."`
+	PreviousHash  *string `json:"previous_hash" jsonschema:"Hash of the record before it in its task's chain; null for the first."`
+	RecordedAt    string  `json:"recorded_at" jsonschema:"ISO-8601 UTC timestamp."`
+	RecordedBy    string  `json:"recorded_by" jsonschema:"Who recorded it."`
+	ChainPosition int     `json:"chain_position" jsonschema:"Position in its task's chain (1-indexed)."`
 }
 
 type listOut struct {
@@ -40,7 +40,7 @@ type listOut struct {
 }
 
 // ThoughtRecordList is thought_record_list.
-var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
+var ThoughtRecordList = orNull(tool.New(tool.Definition[listIn, listOut]{
 	Name:        "thought_record_list",
 	Toolset:     Toolset,
 	Description: "Retrieve the thought chain of a task or an audit session, in order; optionally verify hash integrity.",
@@ -54,7 +54,8 @@ var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in listIn) (listOut, error) {
 		if in.TaskID != "" {
-			if _, err := c.Tx.Item(ctx, in.TaskID); err != nil {
+			var err error
+			if in.TaskID, err = taskID(ctx, c, in.TaskID); err != nil {
 				return listOut{}, err
 			}
 		}
@@ -72,7 +73,7 @@ var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
 		for _, r := range recs {
 			tasks[r.TaskID] = true
 			out.Thoughts = append(out.Thoughts, thoughtView{ThoughtID: r.ID, TaskID: r.TaskID, Type: r.Type, Content: r.Content,
-				Hash: r.Hash, PreviousHash: r.PreviousHash, RecordedAt: baton.Timestamp(r.RecordedAt), RecordedBy: r.RecordedBy,
+				Hash: r.Hash, PreviousHash: nullable(r.PreviousHash), RecordedAt: baton.Timestamp(r.RecordedAt), RecordedBy: r.RecordedBy,
 				ChainPosition: r.Position})
 		}
 		out.ThoughtCount = len(out.Thoughts)
@@ -86,7 +87,7 @@ var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
 				if err != nil {
 					return listOut{}, err
 				}
-				for _, b := range audit.Verify(thoughtLinks(chain)) {
+				for _, b := range audit.VerifyThoughts(thoughtLinks(chain)) {
 					valid = false
 					out.InvalidLinks = append(out.InvalidLinks, int(b.Position))
 				}
@@ -95,4 +96,4 @@ var ThoughtRecordList = tool.New(tool.Definition[listIn, listOut]{
 		}
 		return out, nil
 	},
-})
+}), "thoughts", "previous_hash")

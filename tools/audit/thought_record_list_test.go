@@ -162,7 +162,10 @@ func TestThoughtRecordListVerifyChain(t *testing.T) {
 		{"type changed", `UPDATE thoughts SET type = 'risk' WHERE id = 'Θ-0001'`, []int{1}},
 		{"recorded_by changed", `UPDATE thoughts SET recorded_by = 'agent-mallory' WHERE id = 'Θ-0005'`, []int{4}},
 		{"recorded_at changed", `UPDATE thoughts SET recorded_at = '2020-01-01T00:00:00.000Z' WHERE id = 'Θ-0004'`, []int{3}},
-		{"record deleted", `DELETE FROM thoughts WHERE id = 'Θ-0002'`, []int{2}},
+		// The record after the deleted one points to a hash no longer there:
+		// that link (chain position 3) is the broken one.
+		{"record deleted", `DELETE FROM thoughts WHERE id = 'Θ-0002'`, []int{3}},
+		{"first record deleted", `DELETE FROM thoughts WHERE id = 'Θ-0001'`, []int{2}},
 		{"hash rewritten", `UPDATE thoughts SET hash = '` + sha([]byte("forged")) + `' WHERE id = 'Θ-0002'`, []int{2, 3}},
 	}
 	for _, c := range cases {

@@ -50,10 +50,16 @@ func TestThoughtRecordLimits(t *testing.T) {
 		{name: "commit_sha spec example", set: map[string]any{"commit_sha": "a3f7d9b2c"}},
 		{name: "commit_sha 40 mixed case", set: map[string]any{"commit_sha": strings.Repeat("aB3f", 10)}},
 		{name: "commit_sha 64 hex", set: map[string]any{"commit_sha": hex(64)}},
-		{name: "commit_sha 3 hex", set: map[string]any{"commit_sha": hex(3)}, code: baton.ErrInvalidInput, field: "commit_sha", why: "pattern"},
-		{name: "commit_sha 65 hex", set: map[string]any{"commit_sha": hex(65)}, code: baton.ErrInvalidInput, field: "commit_sha", why: "pattern"},
-		{name: "commit_sha not hex", set: map[string]any{"commit_sha": "a3f7g9"}, code: baton.ErrInvalidInput, field: "commit_sha", why: "pattern"},
-		{name: "commit_sha trailing space", set: map[string]any{"commit_sha": "a3f7d9 "}, code: baton.ErrInvalidInput, field: "commit_sha", why: "pattern"},
+		// Point 18: commit_sha takes any git ref text, not only hex.
+		{name: "commit_sha 3 hex", set: map[string]any{"commit_sha": hex(3)}},
+		{name: "commit_sha 65 hex", set: map[string]any{"commit_sha": hex(65)}},
+		{name: "commit_sha HEAD~2", set: map[string]any{"commit_sha": "HEAD~2"}},
+		{name: "commit_sha tag", set: map[string]any{"commit_sha": "v1.2.0"}},
+		{name: "commit_sha full ref", set: map[string]any{"commit_sha": "refs/heads/feature/task-create"}},
+		{name: "commit_sha reflog", set: map[string]any{"commit_sha": "main@{2 days ago}"}},
+		{name: "commit_sha 256 chars", set: map[string]any{"commit_sha": strings.Repeat("r", 256)}},
+		{name: "commit_sha 257 chars", set: map[string]any{"commit_sha": strings.Repeat("r", 257)}, code: baton.ErrInvalidInput, field: "commit_sha", why: "maxLength"},
+		{name: "commit_sha blank", set: map[string]any{"commit_sha": "  "}, code: baton.ErrInvalidInput, field: "commit_sha", why: "pattern"},
 
 		{name: "branch 256 chars", set: map[string]any{"branch": strings.Repeat("b", 256)}},
 		{name: "branch 257 chars", set: map[string]any{"branch": strings.Repeat("b", 257)}, code: baton.ErrInvalidInput, field: "branch", why: "maxLength"},
@@ -130,7 +136,7 @@ func TestThoughtRecordLimits(t *testing.T) {
 
 // TestThoughtRecordOutput checks every output field against the spec with
 // the hash recomputed independently: ids Θ-0001.. across tasks, per-task
-// chains (positions from 1, genesis previous_hash of 64 zeros, each link the
+// chains (positions from 1, previous_hash null for the first, each link the
 // hash before), recorded_at from the clock to the millisecond and
 // recorded_by the calling agent.
 func TestThoughtRecordOutput(t *testing.T) {
@@ -151,7 +157,7 @@ func TestThoughtRecordOutput(t *testing.T) {
 		{b, "agent-bob", "blockers", "Waiting on credentials", 2},
 		{a, "agent-alice", "decision", strings.Repeat("long ", 1000), 4},
 	}
-	prev := map[string]string{}
+	prev := map[string]any{}
 	want := []string{"chain_position", "hash", "previous_hash", "recorded_at", "recorded_by", "session_ids", "task_id", "thought_id", "type"}
 	for i, s := range steps {
 		out := k.As(s.agent).OK("thought_record", map[string]any{"task_id": s.task, "type": s.typ, "content": s.content})
@@ -172,10 +178,7 @@ func TestThoughtRecordOutput(t *testing.T) {
 		if num(t, out["chain_position"]) != s.position {
 			t.Errorf("record %d: chain_position = %v, want %d", i+1, out["chain_position"], s.position)
 		}
-		wantPrev := prev[s.task]
-		if wantPrev == "" {
-			wantPrev = zeros
-		}
+		wantPrev := prev[s.task] // nil (null) for the first record
 		if out["previous_hash"] != wantPrev {
 			t.Errorf("record %d: previous_hash = %v, want %s", i+1, out["previous_hash"], wantPrev)
 		}
@@ -191,7 +194,7 @@ func TestThoughtRecordOutput(t *testing.T) {
 	// The stored records read back the same.
 	for _, task := range []string{a, b} {
 		out := k.OK("thought_record_list", map[string]any{"task_id": task})
-		p := zeros
+		var p any // null before the first record
 		for i, v := range list(t, out["thoughts"]) {
 			th := v.(map[string]any)
 			if num(t, th["chain_position"]) != i+1 || th["previous_hash"] != p {
@@ -216,7 +219,7 @@ func TestThoughtRecordFieldsOutsideTheHash(t *testing.T) {
 	out := k.OK("thought_record", map[string]any{"task_id": task, "type": "reflection", "content": "done",
 		"branch": "feature/task-create", "commit_sha": "a3f7d9b2c", "tests_run": []string{"task_create.test.ts"},
 		"blockers": []string{}, "metadata": map[string]any{"pr": 7}})
-	if h := thoughtHash(t, task, "reflection", "done", zeros, out["recorded_at"].(string), "agent-alice"); out["hash"] != h {
+	if h := thoughtHash(t, task, "reflection", "done", nil, out["recorded_at"].(string), "agent-alice"); out["hash"] != h {
 		t.Errorf("hash = %v, want %s", out["hash"], h)
 	}
 }

@@ -37,7 +37,7 @@ var CloseBead = tool.New(tool.Definition[closeIn, closeOut]{
 	Input:    tool.Rules{"id": beadIDRule, "reason": reasonRule},
 	Output:   tool.Rules{"status": tool.Enum(statusClosed)},
 	Execute: func(ctx context.Context, c *tool.Call, in closeIn) (closeOut, error) {
-		it, err := c.Tx.Item(ctx, in.ID)
+		it, err := bead(ctx, c, in.ID)
 		if err != nil {
 			return closeOut{}, err
 		}

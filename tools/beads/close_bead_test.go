@@ -77,8 +77,8 @@ func TestCloseBeadTwice(t *testing.T) {
 
 func TestCloseBeadErrorsAndLimits(t *testing.T) {
 	k := newKit(t)
-	k.fail("close_bead", map[string]any{"id": "COL-404"}, baton.ErrTaskNotFound)
-	k.fail("close_bead", map[string]any{"id": "adj-042"}, baton.ErrTaskNotFound)
+	k.fail("close_bead", map[string]any{"id": "COL-404"}, baton.ErrNotFound)
+	k.fail("close_bead", map[string]any{"id": "adj-042"}, baton.ErrNotFound)
 	ids := []string{k.create(nil), k.create(nil)}
 	runLimitCases(t, k, []limitCase{
 		{"id missing", "close_bead", map[string]any{"reason": "x"}, "id", "required"},

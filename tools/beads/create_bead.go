@@ -5,14 +5,15 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 )
 
 type createIn struct {
-	Title       string `json:"title" jsonschema:"Bead title."`
-	Description string `json:"description" jsonschema:"Bead description; may be empty."`
-	Type        string `json:"type" jsonschema:"Bead type."`
-	Priority    int    `json:"priority" jsonschema:"Priority: 0=critical, 1=high, 2=medium, 3=low, 4=backlog."`
-	ID          string `json:"id,omitempty" jsonschema:"Custom bead id (auto-generated as PREFIX-N if omitted)."`
+	Title       string  `json:"title" jsonschema:"Bead title."`
+	Description string  `json:"description" jsonschema:"Bead description; may be empty."`
+	Type        string  `json:"type" jsonschema:"Bead type."`
+	Priority    float64 `json:"priority" jsonschema:"Priority: 0=critical, 1=high, 2=medium, 3=low, 4=backlog."`
+	ID          string  `json:"id,omitempty" jsonschema:"Custom bead id (auto-generated as PREFIX-N if omitted)."`
 }
 
 type createOut struct {
@@ -54,7 +55,7 @@ var CreateBead = tool.New(tool.Definition[createIn, createOut]{
 			Description: in.Description,
 			Kind:        baton.Kind(in.Type),
 			Status:      baton.StatusTodo,
-			Priority:    baton.Priority(in.Priority),
+			Priority:    baton.Priority(number.Whole(in.Priority)),
 			Labels:      []string{},
 			CreatedBy:   c.Principal.Agent,
 			CreatedAt:   c.Now,

@@ -3,6 +3,7 @@ package beads
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -11,26 +12,31 @@ import (
 )
 
 type listIn struct {
-	Status   string `json:"status,omitempty" jsonschema:"Filter: open (includes blocked), in_progress, closed, or all."`
+	Status   string `json:"status,omitempty" jsonschema:"Filter: open (includes blocked), in_progress, closed, or all; without it every bead not closed, as bd list."`
 	Assignee string `json:"assignee,omitempty" jsonschema:"Filter by assignee; unassigned selects beads without one."`
 	Type     string `json:"type,omitempty" jsonschema:"Filter by type."`
 }
 
 type listOut struct {
-	Beads []summary `json:"beads" jsonschema:"Matching beads of the session's project, most urgent first, then oldest."`
+	Beads []summary `json:"beads" jsonschema:"Matching beads of the session's project, most urgent first, then newest."`
 	Count int       `json:"count" jsonschema:"Number of beads returned."`
+	Total int       `json:"total" jsonschema:"Number of beads matching, before the limit."`
 }
+
+// listLimit is bd list's default: Adjutant's list_beads runs bd list
+// without --limit, so it shows at most 50 beads.
+const listLimit = 50
 
 // ListBeads is list_beads.
 var ListBeads = tool.New(tool.Definition[listIn, listOut]{
 	Name:    "list_beads",
 	Toolset: Toolset,
-	Description: "List the beads of the session's project with optional filters, most urgent first, then oldest. " +
-		"Status defaults to open, which includes blocked beads.",
+	Description: "List the beads of the session's project with optional filters, most urgent first, then newest, at most 50 " +
+		"(narrow with the filters for more). Without status every bead that is not closed is listed (open, blocked and in progress), as bd list does.",
 	Profiles:    tool.Profiles,
 	Annotations: tool.Annotations{ReadOnly: true},
 	Input: tool.Rules{
-		"status":   tool.Enum(statusOpen, statusInProgress, statusClosed, statusAll).WithDefault(statusOpen),
+		"status":   tool.Enum(statusOpen, statusInProgress, statusClosed, statusAll),
 		"assignee": assigneeFilterRule,
 		"type":     typeRule,
 	},
@@ -40,10 +46,10 @@ var ListBeads = tool.New(tool.Definition[listIn, listOut]{
 		if err != nil {
 			return listOut{}, err
 		}
-		// Oldest first from the store, then a stable sort by priority: the
-		// store's priority sort breaks ties in the sort's direction, which
-		// puts the newest first when the most urgent come first.
-		f := baton.ItemFilter{Project: p.Slug, Statuses: filterStatuses(in.Status), Sort: baton.SortCreated}
+		// bd list's order: most urgent first, then newest (beads' store sorts
+		// by priority, then created_at descending). Newest first from the
+		// store, then a stable sort by priority.
+		f := baton.ItemFilter{Project: p.Slug, Statuses: filterStatuses(in.Status), Sort: baton.SortCreated, Descending: true}
 		if in.Assignee != "" {
 			a := assigneeValue(in.Assignee)
 			f.Assignee = &a
@@ -62,6 +68,8 @@ var ListBeads = tool.New(tool.Definition[listIn, listOut]{
 			out.Beads = append(out.Beads, summarize(it))
 		}
 		slices.SortStableFunc(out.Beads, func(a, b summary) int { return cmp.Compare(a.Priority, b.Priority) })
+		out.Total = len(out.Beads)
+		out.Beads = out.Beads[:min(len(out.Beads), listLimit)]
 		out.Count = len(out.Beads)
 		return out, nil
 	},
@@ -72,6 +80,11 @@ var ListBeads = tool.New(tool.Definition[listIn, listOut]{
 		lines := make([]string, len(o.Beads))
 		for i, b := range o.Beads {
 			lines[i] = line(b)
+		}
+		if o.Total > o.Count {
+			// bd list says so too (on stderr): a reader must not take the
+			// page for everything.
+			lines = append(lines, fmt.Sprintf("Showing %d of %d beads (narrow with status, assignee or type to see the rest)", o.Count, o.Total))
 		}
 		return strings.Join(lines, "\n")
 	},

@@ -27,7 +27,8 @@ func TestListBeadsStatusFilter(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
-		{"default is open", nil, pick(baton.StatusBacklog, baton.StatusTodo, baton.StatusBlocked)},
+		// As bd list, which Adjutant's list_beads runs: everything not closed.
+		{"default is not closed", nil, pick(baton.StatusBacklog, baton.StatusTodo, baton.StatusBlocked, baton.StatusInProgress, baton.StatusReview)},
 		{"open", map[string]any{"status": "open"}, pick(baton.StatusBacklog, baton.StatusTodo, baton.StatusBlocked)},
 		{"in_progress", map[string]any{"status": "in_progress"}, pick(baton.StatusInProgress, baton.StatusReview)},
 		{"closed", map[string]any{"status": "closed"}, pick(baton.StatusDone, baton.StatusCancelled)},
@@ -76,7 +77,7 @@ func TestListBeadsStructured(t *testing.T) {
 		Description: "not listed", Labels: []string{"x"}})
 	k.StoreItem(&baton.Item{ID: "adj-2", Title: "b", Kind: baton.KindChore, Priority: 3, Status: baton.StatusTodo})
 	out, _ := k.ok("list_beads", map[string]any{"status": "all"})
-	if got, want := keys(out), []string{"beads", "count"}; !slices.Equal(got, want) {
+	if got, want := keys(out), []string{"beads", "count", "total"}; !slices.Equal(got, want) {
 		t.Errorf("fields = %v", got)
 	}
 	beads := out["beads"].([]any)
@@ -107,8 +108,8 @@ func TestListBeadsOrder(t *testing.T) {
 	f := k.create(map[string]any{"priority": 4})
 	g := k.create(map[string]any{"priority": 2})
 	out, _ := k.ok("list_beads", nil)
-	if got, want := beadIDs(t, out), []string{b, e, d, g, a, c, f}; !slices.Equal(got, want) {
-		t.Errorf("order = %v, want %v (priority, then age)", got, want)
+	if got, want := beadIDs(t, out), []string{e, b, d, g, c, a, f}; !slices.Equal(got, want) {
+		t.Errorf("order = %v, want %v (priority, then newest, as bd list)", got, want)
 	}
 }
 

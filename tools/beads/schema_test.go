@@ -23,11 +23,11 @@ var catalogue = []struct {
 	enums    map[string][]string
 }{
 	{beads.CreateBead, "create_bead", false,
-		map[string]string{"title": "string", "description": "string", "type": "string", "priority": "integer", "id": "string"},
+		map[string]string{"title": "string", "description": "string", "type": "string", "priority": "number", "id": "string"},
 		[]string{"title", "description", "type", "priority"},
 		map[string][]string{"type": {"epic", "task", "bug"}}},
 	{beads.UpdateBead, "update_bead", false,
-		map[string]string{"id": "string", "status": "string", "title": "string", "description": "string", "assignee": "string", "priority": "integer"},
+		map[string]string{"id": "string", "status": "string", "title": "string", "description": "string", "assignee": "string", "priority": "number"},
 		[]string{"id"},
 		map[string][]string{"status": {"open", "in_progress", "closed"}}},
 	{beads.CloseBead, "close_bead", false,

@@ -45,7 +45,7 @@ var ShowBead = tool.New(tool.Definition[showIn, showOut]{
 		"dependencies.type": tool.Enum(relDepends, relParent, relChild),
 	}),
 	Execute: func(ctx context.Context, c *tool.Call, in showIn) (showOut, error) {
-		it, err := c.Tx.Item(ctx, in.ID)
+		it, err := bead(ctx, c, in.ID)
 		if err != nil {
 			return showOut{}, err
 		}

@@ -125,8 +125,8 @@ func TestTaskShowsAsBead(t *testing.T) {
 
 func TestShowBeadErrorsAndLimits(t *testing.T) {
 	k := newKit(t)
-	e := k.fail("show_bead", map[string]any{"id": "adj-404"}, baton.ErrTaskNotFound)
-	if e.Details["task_id"] != "adj-404" {
+	e := k.fail("show_bead", map[string]any{"id": "adj-404"}, baton.ErrNotFound)
+	if e.Details["id"] != "adj-404" {
 		t.Errorf("details = %v", e.Details)
 	}
 	id := k.create(nil)

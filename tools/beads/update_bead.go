@@ -5,15 +5,16 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 )
 
 type updateIn struct {
-	ID          string  `json:"id" jsonschema:"Bead id (e.g. adj-042)."`
-	Status      string  `json:"status,omitempty" jsonschema:"New status: open (todo), in_progress, or closed (done)."`
-	Title       *string `json:"title,omitempty" jsonschema:"Updated title."`
-	Description *string `json:"description,omitempty" jsonschema:"Updated description; replaces the whole text."`
-	Assignee    *string `json:"assignee,omitempty" jsonschema:"Assignee name; an empty string or unassigned clears it."`
-	Priority    *int    `json:"priority,omitempty" jsonschema:"Priority: 0=critical, 1=high, 2=medium, 3=low, 4=backlog."`
+	ID          string   `json:"id" jsonschema:"Bead id (e.g. adj-042)."`
+	Status      string   `json:"status,omitempty" jsonschema:"New status: open (todo), in_progress, or closed (done)."`
+	Title       *string  `json:"title,omitempty" jsonschema:"Updated title."`
+	Description *string  `json:"description,omitempty" jsonschema:"Updated description; replaces the whole text."`
+	Assignee    *string  `json:"assignee,omitempty" jsonschema:"Assignee name; an empty string or unassigned clears it."`
+	Priority    *float64 `json:"priority,omitempty" jsonschema:"Priority: 0=critical, 1=high, 2=medium, 3=low, 4=backlog."`
 }
 
 type updateOut struct {
@@ -47,7 +48,7 @@ var UpdateBead = tool.New(tool.Definition[updateIn, updateOut]{
 				WithDetails("field", "id", "constraint", "at_least_one_change").
 				WithHint("pass at least one of status, title, description, assignee, priority")
 		}
-		it, err := c.Tx.Item(ctx, in.ID)
+		it, err := bead(ctx, c, in.ID)
 		if err != nil {
 			return updateOut{}, err
 		}
@@ -61,7 +62,7 @@ var UpdateBead = tool.New(tool.Definition[updateIn, updateOut]{
 			it.Assignee = assigneeValue(*in.Assignee)
 		}
 		if in.Priority != nil {
-			it.Priority = baton.Priority(*in.Priority)
+			it.Priority = baton.Priority(number.Whole(*in.Priority))
 		}
 		out := updateOut{}
 		if in.Status == statusClosed {

@@ -46,8 +46,11 @@ func beadStatus(s baton.Status) string {
 // filterStatuses maps a list_beads status filter onto the canonical statuses
 // it covers. "open" includes blocked: a blocked bead is still open work, as
 // in Adjutant, where blocked is not a separate list. "all" filters nothing.
+// No filter is bd list's default, every bead that is not closed.
 func filterStatuses(filter string) []baton.Status {
 	switch filter {
+	case "":
+		return []baton.Status{baton.StatusBacklog, baton.StatusTodo, baton.StatusBlocked, baton.StatusInProgress, baton.StatusReview}
 	case statusOpen:
 		return []baton.Status{baton.StatusBacklog, baton.StatusTodo, baton.StatusBlocked}
 	case statusInProgress:
@@ -129,6 +132,19 @@ func summaryRules(prefix string, r tool.Rules) tool.Rules {
 // line is the list_beads text form of one bead.
 func line(s summary) string {
 	return fmt.Sprintf("[%s] %s (%s, P%d): %s", s.Status, s.ID, s.Type, s.Priority, s.Title)
+}
+
+// bead reads the bead an id names. A missing one is reported as a bead, in
+// Adjutant's words ("Bead adj-042 not found"), with a hint to list beads:
+// not as a Colibri task an Adjutant agent has never heard of.
+func bead(ctx context.Context, c *tool.Call, id string) (*baton.Item, error) {
+	it, err := c.Tx.Item(ctx, id)
+	if baton.ErrorCode(err) == baton.ErrTaskNotFound {
+		return nil, baton.Errorf(baton.ErrNotFound, "Bead %s not found", id).WithType("bead_not_found").
+			WithDetails("id", id).
+			WithHint("list the beads with list_beads (status all includes closed ones); ids look like PREFIX-N or the custom id given at creation")
+	}
+	return it, err
 }
 
 // resolveProject picks the project a bead call means: the session's, else

@@ -5,13 +5,14 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 	"github.com/baton-dev/baton/tools/session"
 )
 
 type createIn struct {
 	Title       string   `json:"title" jsonschema:"Issue title."`
 	Description string   `json:"description,omitempty" jsonschema:"Issue description."`
-	Priority    int      `json:"priority,omitempty" jsonschema:"Priority: 1=urgent, 2=high, 3=medium (default), 4=low."`
+	Priority    float64  `json:"priority,omitempty" jsonschema:"Priority: 1=urgent, 2=high, 3=medium (default), 4=low."`
 	Labels      []string `json:"labels,omitempty" jsonschema:"Labels."`
 	DependsOn   []string `json:"depends_on,omitempty" jsonschema:"Issue IDs this depends on."`
 	Project     string   `json:"project,omitempty" jsonschema:"Project slug; defaults to the session's project."`
@@ -51,7 +52,7 @@ var CreateIssue = tool.New(tool.Definition[createIn, createOut]{
 			return createOut{}, err
 		}
 		it := &baton.Item{Project: p.Slug, Title: in.Title, Description: in.Description, Kind: baton.KindTask,
-			Status: baton.StatusBacklog, Priority: priorityIn(in.Priority), Labels: nonNil(in.Labels),
+			Status: baton.StatusBacklog, Priority: priorityIn(number.Whole(in.Priority)), Labels: nonNil(in.Labels),
 			CreatedBy: c.Principal.Agent, CreatedAt: c.Now}
 		return create(ctx, c, it, in.DependsOn)
 	},

@@ -53,7 +53,7 @@ func TestCreateIssuePriority(t *testing.T) {
 			t.Errorf("priority %d reads back as %v", p, out["priority"])
 		}
 	}
-	for _, p := range []any{0, 5, -1, 2.5, "high"} {
+	for _, p := range []any{0, 5, -1, 0.4, 4.5, "high"} { // 2.5 is fine: the catalogue types it number (point 18)
 		invalid(k, "create_issue", map[string]any{"title": "t", "priority": p}, "priority")
 	}
 }
@@ -191,7 +191,7 @@ func TestListIssuesLimit(t *testing.T) {
 			t.Errorf("list_issues(%v) = %d issues of %v, want %d of 120", tc.args, n, out["total_count"], tc.want)
 		}
 	}
-	for _, l := range []any{0, 101, -5, 1000, 1.5, "10"} {
+	for _, l := range []any{0, 0.5, 101, 100.5, -5, 1000, "10"} { // 1.5 is fine (point 18)
 		invalid(k, "list_issues", map[string]any{"limit": l}, "limit")
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 	"github.com/baton-dev/baton/tools/session"
 )
 
@@ -13,7 +14,7 @@ type subtaskIn struct {
 	IssueID     string   `json:"issue_id,omitempty" jsonschema:"Parent issue; defaults to the issue this session is bound to."`
 	Title       string   `json:"title" jsonschema:"Sub-task title."`
 	Description string   `json:"description,omitempty" jsonschema:"Description."`
-	Priority    int      `json:"priority,omitempty" jsonschema:"1-4 (default: 3)."`
+	Priority    float64  `json:"priority,omitempty" jsonschema:"1-4 (default: 3)."`
 	Labels      []string `json:"labels,omitempty" jsonschema:"Labels."`
 }
 
@@ -45,7 +46,7 @@ var CreateSubtask = tool.New(tool.Definition[subtaskIn, createOut]{
 				WithHint("create a new issue instead (create_issue)")
 		}
 		child := &baton.Item{Project: parent.Project, ParentID: parent.ID, Title: in.Title, Description: in.Description,
-			Kind: baton.KindTask, Status: baton.StatusTodo, Priority: priorityIn(in.Priority), Labels: nonNil(in.Labels),
+			Kind: baton.KindTask, Status: baton.StatusTodo, Priority: priorityIn(number.Whole(in.Priority)), Labels: nonNil(in.Labels),
 			CreatedBy: c.Principal.Agent, CreatedAt: c.Now}
 		out, err := create(ctx, c, child, nil)
 		if err != nil {

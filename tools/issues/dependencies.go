@@ -41,7 +41,13 @@ var RemoveDependency = tool.New(tool.Definition[depIn, depOut]{
 	Profiles:    []string{"worker", "planner", "architect", "intake"},
 	Input:       tool.Rules{"issue_id": issueIDRule, "depends_on": issueIDRule},
 	Execute: func(ctx context.Context, c *tool.Call, in depIn) (depOut, error) {
-		return changeDeps(ctx, c, in, func(id string) error { return c.Tx.RemoveDependency(ctx, id, in.DependsOn) })
+		return changeDeps(ctx, c, in, func(id string) error {
+			// An id the other issue had before a move names it too.
+			if d, err := c.Tx.Item(ctx, in.DependsOn); err == nil {
+				in.DependsOn = d.ID
+			}
+			return c.Tx.RemoveDependency(ctx, id, in.DependsOn)
+		})
 	},
 })
 

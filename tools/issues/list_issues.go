@@ -5,14 +5,15 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 	"github.com/baton-dev/baton/tools/session"
 )
 
 type listIn struct {
-	Status  string `json:"status,omitempty" jsonschema:"Filter by status."`
-	Labels  string `json:"labels,omitempty" jsonschema:"Filter by label."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"Max results (default 50, max 100)."`
-	Project string `json:"project,omitempty" jsonschema:"Project slug; defaults to the session's project."`
+	Status  string  `json:"status,omitempty" jsonschema:"Filter by status."`
+	Labels  string  `json:"labels,omitempty" jsonschema:"Filter by label."`
+	Limit   float64 `json:"limit,omitempty" jsonschema:"Max results (default 50, max 100)."`
+	Project string  `json:"project,omitempty" jsonschema:"Project slug; defaults to the session's project."`
 }
 
 type issueRow struct {
@@ -51,7 +52,7 @@ var ListIssues = tool.New(tool.Definition[listIn, listOut]{
 		if err != nil {
 			return listOut{}, err
 		}
-		f := baton.ItemFilter{Project: p.Slug, Label: in.Labels, Sort: baton.SortPriority, Descending: true, Limit: in.Limit}
+		f := baton.ItemFilter{Project: p.Slug, Label: in.Labels, Sort: baton.SortPriority, Descending: true, Limit: number.AtMost(in.Limit)}
 		if in.Status != "" {
 			f.Statuses = []baton.Status{baton.Status(in.Status)}
 		}

@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -100,12 +101,11 @@ var MoveIssue = tool.New(tool.Definition[moveIn, moveOut]{
 			Body: fmt.Sprintf("Moved from %s (%s) to %s (%s): %s", oldID, src.Slug, moved.ID, dst.Slug, in.Reason)}); err != nil {
 			return moveOut{}, err
 		}
-		// Files last: if copying fails the transaction rolls back, and no
-		// database change is left pointing at missing files.
-		copied, err := copyTree(artifacts, filepath.Join(dstRoot, "docs", "tickets", moved.ID))
+		// Files last: if copying fails the transaction rolls back, and so do
+		// the files (copyArtifacts leaves nothing behind on failure).
+		copied, err := copyArtifacts(artifacts, dstRoot, moved.ID)
 		if err != nil {
-			return moveOut{}, baton.Errorf(baton.ErrInternal, "copying the artifacts of %s: %v", oldID, err).
-				WithHint("nothing was moved; check the permissions of docs/tickets and retry")
+			return moveOut{}, err
 		}
 		return moveOut{IssueID: moved.ID, PreviousID: oldID, Project: dst.Slug, Status: string(moved.Status),
 			Labels: moved.Labels, CopiedFiles: copied}, nil
@@ -142,6 +142,61 @@ func roots(c *tool.Call, src, dst *baton.Project) (string, string) {
 		dstRoot = srcRoot
 	}
 	return srcRoot, dstRoot
+}
+
+// copyArtifacts copies the ticket folder from to docs/tickets/<id>/ under
+// root, all or nothing: the files go to a hidden staging folder beside the
+// destination, which is renamed into place only once every file is there,
+// and removed if anything fails, so a failed move leaves no file behind.
+// A destination that already exists is refused rather than merged into or
+// overwritten: the id is new, so whatever is there belongs to someone else.
+func copyArtifacts(from, root, id string) ([]string, error) {
+	if _, err := os.Stat(from); os.IsNotExist(err) {
+		return []string{}, nil
+	}
+	rel := filepath.ToSlash(filepath.Join("docs", "tickets", id))
+	dst := filepath.Join(root, "docs", "tickets", id)
+	if _, err := os.Lstat(dst); err == nil {
+		return nil, baton.Errorf(baton.ErrConflict, "%s already exists in the target repository", rel).
+			WithType("path_conflict").WithDetails("path", rel).
+			WithHint("nothing was moved; move or remove %s, then call move_issue again", rel)
+	}
+	failed := func(err error) error {
+		return baton.Errorf(baton.ErrInternal, "copying the artifacts to %s failed: %s", rel, pathless(err)).
+			WithDetails("path", rel).
+			WithHint("nothing was moved and no file was left behind; check docs/tickets in both repositories and retry")
+	}
+	parent := filepath.Dir(dst)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, failed(err)
+	}
+	stage, err := os.MkdirTemp(parent, "."+id+".moving-")
+	if err != nil {
+		return nil, failed(err)
+	}
+	copied, err := copyTree(from, stage)
+	if err == nil {
+		err = os.Rename(stage, dst)
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return nil, failed(err)
+	}
+	return copied, nil
+}
+
+// pathless is an error's text without the paths in it: the server's
+// directories are no business of the client's.
+func pathless(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Op + ": " + le.Err.Error()
+	}
+	return err.Error()
 }
 
 // copyTree copies the files under from to to, returning their paths

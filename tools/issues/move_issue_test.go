@@ -64,8 +64,11 @@ func TestMoveIssue(t *testing.T) {
 		}
 	}
 
-	// The old id is gone; the new one has everything that was on it.
-	fail(k, "get_issue", map[string]any{"issue_id": id}, baton.ErrTaskNotFound)
+	// The old id leads to the moved issue (point 18); the new one has
+	// everything that was on it.
+	if old := getIssue(k, id); old["id"] != "OTH-1" {
+		t.Errorf("get_issue(%s) = %v, want the moved issue OTH-1", id, old["id"])
+	}
 	got := getIssue(k, "OTH-1")
 	if got["title"] != "Token counting middleware" || got["status"] != "todo" || got["project"] != "other" || got["priority"] != 2.0 {
 		t.Errorf("moved issue = %v", got)

@@ -6,15 +6,16 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 )
 
 type eventsIn struct {
-	IssueID      string `json:"issue_id,omitempty" jsonschema:"Return events across all runs for this issue."`
-	RunID        string `json:"run_id,omitempty" jsonschema:"Return events for a specific agent run."`
-	EventType    string `json:"event_type,omitempty" jsonschema:"Filter by event type."`
-	EventSubtype string `json:"event_subtype,omitempty" jsonschema:"Filter by subtype, e.g. init, thinking, text, tool_use, tool_result."`
-	Limit        int    `json:"limit,omitempty" jsonschema:"Max results (default 100, max 500)."`
-	Offset       int    `json:"offset,omitempty" jsonschema:"Pagination offset."`
+	IssueID      string  `json:"issue_id,omitempty" jsonschema:"Return events across all runs for this issue."`
+	RunID        string  `json:"run_id,omitempty" jsonschema:"Return events for a specific agent run."`
+	EventType    string  `json:"event_type,omitempty" jsonschema:"Filter by event type."`
+	EventSubtype string  `json:"event_subtype,omitempty" jsonschema:"Filter by subtype, e.g. init, thinking, text, tool_use, tool_result."`
+	Limit        float64 `json:"limit,omitempty" jsonschema:"Max results (default 100, max 500)."`
+	Offset       float64 `json:"offset,omitempty" jsonschema:"Pagination offset."`
 }
 
 type eventView struct {
@@ -57,16 +58,19 @@ var QueryRunEvents = tool.New(tool.Definition[eventsIn, eventsOut]{
 				WithHint("pass run_id for one run, or issue_id for all runs on an issue (get_issue_status lists recent runs)")
 		}
 		if in.IssueID != "" {
-			if _, err := c.Tx.Item(ctx, in.IssueID); err != nil {
+			it, err := c.Tx.Item(ctx, in.IssueID)
+			if err != nil {
 				return eventsOut{}, err
 			}
+			in.IssueID = it.ID // the current id, when it was named by an old one
 		}
+		limit, offset := number.AtMost(in.Limit), number.AtMost(in.Offset)
 		evs, total, err := c.Tx.RunEvents(ctx, baton.RunEventFilter{RunID: in.RunID, ItemID: in.IssueID,
-			Type: in.EventType, Subtype: in.EventSubtype, Limit: in.Limit, Offset: in.Offset})
+			Type: in.EventType, Subtype: in.EventSubtype, Limit: limit, Offset: offset})
 		if err != nil {
 			return eventsOut{}, err
 		}
-		out := eventsOut{Events: make([]eventView, 0, len(evs)), TotalCount: total, Offset: in.Offset, Limit: in.Limit}
+		out := eventsOut{Events: make([]eventView, 0, len(evs)), TotalCount: total, Offset: offset, Limit: limit}
 		for _, e := range evs {
 			v := eventView{RunID: e.RunID, Seq: e.Seq, Type: e.Type, Subtype: e.Subtype, CreatedAt: baton.Timestamp(e.CreatedAt)}
 			if json.Unmarshal(e.Data, &v.Data) != nil || v.Data == nil {

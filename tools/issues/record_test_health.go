@@ -5,16 +5,17 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 	"github.com/baton-dev/baton/tools/session"
 )
 
 type testHealthIn struct {
-	IssueID          string `json:"issue_id,omitempty" jsonschema:"Issue to act on; defaults to the issue this session is bound to."`
-	TestCount        int    `json:"test_count" jsonschema:"Total number of test cases after this run."`
-	TestFilesChanged *int   `json:"test_files_changed,omitempty" jsonschema:"Number of test files modified in this run."`
-	TestsAdded       *int   `json:"tests_added,omitempty" jsonschema:"Number of new test cases added."`
-	TestsRemoved     *int   `json:"tests_removed,omitempty" jsonschema:"Number of test cases removed or consolidated."`
-	ExecutionTimeMS  *int64 `json:"execution_time_ms,omitempty" jsonschema:"Test suite execution duration in milliseconds."`
+	IssueID          string   `json:"issue_id,omitempty" jsonschema:"Issue to act on; defaults to the issue this session is bound to."`
+	TestCount        float64  `json:"test_count" jsonschema:"Total number of test cases after this run."`
+	TestFilesChanged *float64 `json:"test_files_changed,omitempty" jsonschema:"Number of test files modified in this run."`
+	TestsAdded       *float64 `json:"tests_added,omitempty" jsonschema:"Number of new test cases added."`
+	TestsRemoved     *float64 `json:"tests_removed,omitempty" jsonschema:"Number of test cases removed or consolidated."`
+	ExecutionTimeMS  *float64 `json:"execution_time_ms,omitempty" jsonschema:"Test suite execution duration in milliseconds."`
 }
 
 type testHealthOut struct {
@@ -44,12 +45,25 @@ var RecordTestHealth = tool.New(tool.Definition[testHealthIn, testHealthOut]{
 		if err != nil {
 			return testHealthOut{}, err
 		}
-		h := &baton.TestHealth{ItemID: it.ID, Agent: c.Principal.Agent, TestCount: in.TestCount,
-			TestFilesChanged: in.TestFilesChanged, TestsAdded: in.TestsAdded, TestsRemoved: in.TestsRemoved,
-			ExecutionTimeMS: in.ExecutionTimeMS, CreatedAt: c.Now}
+		h := &baton.TestHealth{ItemID: it.ID, Agent: c.Principal.Agent, TestCount: number.Whole(in.TestCount),
+			TestFilesChanged: whole(in.TestFilesChanged), TestsAdded: whole(in.TestsAdded), TestsRemoved: whole(in.TestsRemoved),
+			CreatedAt: c.Now}
+		if in.ExecutionTimeMS != nil {
+			ms := int64(number.Whole(*in.ExecutionTimeMS))
+			h.ExecutionTimeMS = &ms
+		}
 		if err := c.Tx.RecordTestHealth(ctx, h); err != nil {
 			return testHealthOut{}, err
 		}
-		return testHealthOut{Recorded: true, IssueID: it.ID, TestCount: in.TestCount, CreatedAt: baton.Timestamp(c.Now)}, nil
+		return testHealthOut{Recorded: true, IssueID: it.ID, TestCount: h.TestCount, CreatedAt: baton.Timestamp(c.Now)}, nil
 	},
 })
+
+// whole reads an optional count the catalogue types as a number.
+func whole(f *float64) *int {
+	if f == nil {
+		return nil
+	}
+	n := number.Whole(*f)
+	return &n
+}

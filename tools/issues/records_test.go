@@ -213,7 +213,7 @@ func TestRecordTestHealth(t *testing.T) {
 	}{
 		{"test_count", map[string]any{}},
 		{"test_count", map[string]any{"test_count": -1}},
-		{"test_count", map[string]any{"test_count": 1.5}},
+		{"test_count", map[string]any{"test_count": -0.5}},
 		{"tests_added", map[string]any{"test_count": 1, "tests_added": -1}},
 		{"execution_time_ms", map[string]any{"test_count": 1, "execution_time_ms": 86_400_001}},
 		{"agent", map[string]any{"test_count": 1, "agent": "mallory"}},

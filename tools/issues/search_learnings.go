@@ -5,14 +5,15 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 	"github.com/baton-dev/baton/tools/session"
 )
 
 type searchIn struct {
-	Query           string `json:"query" jsonschema:"Search query (supports prefix matching and stemming)."`
-	Limit           int    `json:"limit,omitempty" jsonschema:"Max results (default 50, max 100)."`
-	CrossProject    bool   `json:"cross_project,omitempty" jsonschema:"Search other projects instead of current (default false)."`
-	MinQualityScore int    `json:"min_quality_score,omitempty" jsonschema:"Filter out learnings below this quality threshold (0-100). Verified learnings always pass."`
+	Query           string  `json:"query" jsonschema:"Search query (supports prefix matching and stemming): any word may match, more matches rank higher; FTS5 syntax narrows it: a AND b, a NOT b, a OR b, \"exact phrase\" (written words), prefix*, NEAR(a b, 10) and parentheses, operators in capitals. A malformed query is ERR_INVALID_INPUT with its position."`
+	Limit           float64 `json:"limit,omitempty" jsonschema:"Max results (default 50, max 100)."`
+	CrossProject    bool    `json:"cross_project,omitempty" jsonschema:"Search other projects instead of current (default false)."`
+	MinQualityScore float64 `json:"min_quality_score,omitempty" jsonschema:"Filter out learnings below this quality threshold (0-100). Verified learnings always pass."`
 }
 
 type hitView struct {
@@ -50,7 +51,7 @@ var SearchLearnings = tool.New(tool.Definition[searchIn, searchOut]{
 			return searchOut{}, err
 		}
 		hits, err := c.Tx.SearchLearnings(ctx, baton.LearningQuery{Text: in.Query, Project: p.Slug,
-			CrossProject: in.CrossProject, MinQualityScore: in.MinQualityScore, Limit: in.Limit})
+			CrossProject: in.CrossProject, MinQualityScore: number.AtLeast(in.MinQualityScore), Limit: number.AtMost(in.Limit)})
 		if err != nil {
 			return searchOut{}, err
 		}

@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/memory"
@@ -16,7 +17,7 @@ type memoryIn struct {
 }
 
 type memoryOut struct {
-	Path     string `json:"path" jsonschema:"Where the file was written."`
+	Path     string `json:"path" jsonschema:"Where the file was written, relative to baton's data directory."`
 	Scope    string `json:"scope" jsonschema:"project or global."`
 	Filename string `json:"filename" jsonschema:"The file name."`
 	Profile  string `json:"profile" jsonschema:"The agent profile the memory belongs to."`
@@ -33,7 +34,7 @@ var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
 	Profiles: []string{"worker", "researcher", "judge", "architect", "planner"},
 	Input: tool.Rules{
 		"scope":    tool.Enum("project", "global"),
-		"filename": tool.Field{Pattern: memory.FilenamePattern.String()},
+		"filename": tool.Field{MaxLength: new(memory.MaxFilename), Pattern: memory.FilenamePattern.String()},
 		"content":  tool.MaxLen(memory.MaxContent),
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in memoryIn) (memoryOut, error) {
@@ -61,6 +62,12 @@ var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
 		path, err := memory.Write(c.Env.DataDir, project, profile, in.Filename, in.Content)
 		if err != nil {
 			return memoryOut{}, err
+		}
+		// The server's absolute paths are none of the client's business
+		// (over HTTP it is another machine's); the layout under the data
+		// directory is the catalogue's (memory/<project>/<profile>/).
+		if rel, err := filepath.Rel(c.Env.DataDir, path); err == nil {
+			path = filepath.ToSlash(rel)
 		}
 		return memoryOut{Path: path, Scope: in.Scope, Filename: in.Filename, Profile: profile, Chars: len([]rune(in.Content))}, nil
 	},

@@ -1,11 +1,13 @@
 package issues_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/memory"
 )
@@ -33,7 +35,7 @@ func TestUpdateMemory(t *testing.T) {
 	out := w.OK("update_memory", map[string]any{"scope": "project", "filename": "codebase-notes.md", "content": notes})
 	want := filepath.Join(k.Env.DataDir, "memory", "colibri", "worker", "codebase-notes.md")
 	equal(t, "fields", keys(out), []string{"chars", "filename", "path", "profile", "scope"})
-	if out["path"] != want || out["scope"] != "project" || out["filename"] != "codebase-notes.md" ||
+	if out["path"] != "memory/colibri/worker/codebase-notes.md" || out["scope"] != "project" || out["filename"] != "codebase-notes.md" ||
 		out["profile"] != "worker" || num(t, out["chars"]) != len(notes) {
 		t.Errorf("output = %v, want path %s", out, want)
 	}
@@ -43,7 +45,7 @@ func TestUpdateMemory(t *testing.T) {
 
 	out = w.OK("update_memory", map[string]any{"scope": "global", "filename": "habits.md", "content": "Run go vet first."})
 	global := filepath.Join(k.Env.DataDir, "memory", "_global", "worker", "habits.md")
-	if out["path"] != global || readFile(t, global) != "Run go vet first." {
+	if out["path"] != "memory/_global/worker/habits.md" || readFile(t, global) != "Run go vet first." {
 		t.Errorf("global memory at %v, want %s", out["path"], global)
 	}
 
@@ -66,7 +68,7 @@ func TestUpdateMemory(t *testing.T) {
 	r := *k
 	r.Principal.AgentType, r.Principal.Profile = "worker", "researcher"
 	out = r.OK("update_memory", map[string]any{"scope": "project", "filename": "codebase-notes.md", "content": "theirs"})
-	if out["path"] != filepath.Join(k.Env.DataDir, "memory", "colibri", "researcher", "codebase-notes.md") {
+	if out["path"] != "memory/colibri/researcher/codebase-notes.md" {
 		t.Errorf("researcher memory at %v", out["path"])
 	}
 	only := *k
@@ -150,8 +152,11 @@ func TestUpdateMemoryFilenames(t *testing.T) {
 			args := map[string]any{"scope": "project", "filename": tc.filename, "content": "note"}
 			if tc.ok {
 				out := w.OK("update_memory", args)
-				if want := filepath.Join(k.Env.DataDir, "memory", "colibri", "worker", tc.filename); out["path"] != want {
+				if want := "memory/colibri/worker/" + tc.filename; out["path"] != want {
 					t.Errorf("path = %v, want %s", out["path"], want)
+				}
+				if _, err := os.Stat(filepath.Join(k.Env.DataDir, "memory", "colibri", "worker", tc.filename)); err != nil {
+					t.Errorf("file not written: %v", err)
 				}
 				return
 			}
@@ -247,5 +252,57 @@ func TestMemoryShow(t *testing.T) {
 	}
 	if none, err := memory.Show(k.Env.DataDir, "colibri", "planner"); err != nil || none != "" {
 		t.Errorf("Show for a profile without memory = %q, %v", none, err)
+	}
+}
+
+// TestPoint8UpdateMemoryFilenameLength: a filename past the limit is bad
+// input naming the field and the limit, refused before the file system is
+// touched; the longest allowed name is written. No error names a path of
+// the server.
+func TestPoint8UpdateMemoryFilenameLength(t *testing.T) {
+	k := testkit.New(t)
+	w := worker(k)
+	long := strings.Repeat("a", 297) + ".md" // 300 characters
+	e := invalid(w, "update_memory", map[string]any{"scope": "project", "filename": long, "content": "note"}, "filename")
+	if e.Details["constraint"] != "maxLength" || !strings.Contains(e.Message, "at most 128 characters") {
+		t.Errorf("300-character filename: %s %v", e.Message, e.Details)
+	}
+	b, _ := json.Marshal(e)
+	if strings.Contains(string(b), k.Env.DataDir) || strings.Contains(string(b), "/tmp") {
+		t.Errorf("the error shows a server path: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(k.Env.DataDir, "memory")); !os.IsNotExist(err) {
+		t.Errorf("a refused filename created the memory directory: %v", err)
+	}
+	// The package refuses it too, for callers that skip the tool.
+	_, err := memory.Write(k.Env.DataDir, "colibri", "worker", long, "note")
+	if code := baton.ErrorCode(err); code != baton.ErrInvalidInput {
+		t.Errorf("memory.Write(300 characters) = %v", err)
+	}
+	max := strings.Repeat("b", memory.MaxFilename-3) + ".md"
+	if out := w.OK("update_memory", map[string]any{"scope": "project", "filename": max, "content": "note"}); out["path"] != "memory/colibri/worker/"+max {
+		t.Errorf("128-character filename written at %v", out["path"])
+	}
+	invalid(w, "update_memory", map[string]any{"scope": "project", "filename": "b" + max, "content": "note"}, "filename")
+}
+
+// TestPoint8UpdateMemoryFailureHidesServerPaths: when the file system
+// fails, the client learns what failed relative to the data directory,
+// never the server's absolute path, and nothing is written.
+func TestPoint8UpdateMemoryFailureHidesServerPaths(t *testing.T) {
+	k := testkit.New(t)
+	w := worker(k)
+	// A file where the memory directory belongs makes every write fail,
+	// whoever runs the test (permissions would not stop root).
+	if err := os.WriteFile(filepath.Join(k.Env.DataDir, "memory"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := fail(w, "update_memory", map[string]any{"scope": "global", "filename": "x.md", "content": "note"}, baton.ErrInternal)
+	b, _ := json.Marshal(e)
+	if strings.Contains(string(b), k.Env.DataDir) || strings.Contains(string(b), "/tmp") {
+		t.Errorf("the error shows a server path: %s", b)
+	}
+	if !strings.Contains(e.Message, "memory/_global/worker/x.md") || !strings.Contains(e.Message, "not a directory") || e.Hint == "" {
+		t.Errorf("error %q does not say what failed", e.Message)
 	}
 }

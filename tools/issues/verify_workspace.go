@@ -15,9 +15,10 @@ import (
 	"github.com/baton-dev/baton/tool"
 )
 
-// Markers are the worktree marker files, baton's own first; Symphony's is
-// read too so its orchestrators work unchanged.
-var Markers = []string{".baton-worktree", ".symphony-worktree"}
+// Markers are the worktree marker files: Symphony's, which its
+// orchestrators write and its prompts name, first; baton's own name is
+// read too.
+var Markers = []string{".symphony-worktree", ".baton-worktree"}
 
 // Marker is what a worktree marker file says: JSON, or key=value lines.
 type Marker struct {
@@ -106,7 +107,7 @@ var VerifyWorkspace = tool.New(tool.Definition[none, verifyOut]{
 		if m.Path != "" && !samePath(cwd, m.Path) {
 			return fail("The marker at %s belongs to the worktree %s", markerPath, m.Path)
 		}
-		if bound := c.Principal.IssueID; bound != "" && m.Issue != "" && m.Issue != bound {
+		if bound := c.Principal.IssueID; bound != "" && m.Issue != "" && m.Issue != bound && !sameItem(ctx, c, m.Issue, bound) {
 			return fail("This worktree belongs to %s, but your issue is %s", m.Issue, bound)
 		}
 		issue := m.Issue
@@ -123,6 +124,29 @@ var VerifyWorkspace = tool.New(tool.Definition[none, verifyOut]{
 			Message: "Workspace verified. You are in the correct worktree."}, nil
 	},
 })
+
+// sameItem reports whether two ids name one work item: a worktree made
+// before its issue moved has the old id in its marker, a session may be
+// bound to either.
+func sameItem(ctx context.Context, c *tool.Call, a, b string) bool {
+	if c.Env.Store == nil {
+		return false
+	}
+	same := false
+	_ = c.Env.Store.View(ctx, func(tx baton.Tx) error {
+		x, err := tx.Item(ctx, a)
+		if err != nil {
+			return err
+		}
+		y, err := tx.Item(ctx, b)
+		if err != nil {
+			return err
+		}
+		same = x.ID == y.ID
+		return nil
+	})
+	return same
+}
 
 func samePath(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)

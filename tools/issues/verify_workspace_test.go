@@ -80,12 +80,13 @@ func TestVerifyWorkspace(t *testing.T) {
 			}
 		})
 	}
-	// baton's marker wins over Symphony's.
+	// Symphony's marker is the marker (point 18); baton's name is read
+	// when Symphony's is absent.
 	k, dir := worktree(t)
 	marker(t, dir, ".baton-worktree", `{"issue":"COL-1","branch":"baton-branch"}`)
 	marker(t, dir, ".symphony-worktree", `{"issue":"COL-1","branch":"symphony-branch"}`)
-	if out := k.OK("verify_workspace", nil); out["branch"] != "baton-branch" {
-		t.Errorf("branch = %v, want baton's marker read first", out["branch"])
+	if out := k.OK("verify_workspace", nil); out["branch"] != "symphony-branch" {
+		t.Errorf("branch = %v, want Symphony's marker read first", out["branch"])
 	}
 	invalid(k, "verify_workspace", map[string]any{"path": dir}, "path")
 }
@@ -142,7 +143,7 @@ func TestVerifyWorkspaceFailures(t *testing.T) {
 	k, dir := worktree(t)
 	k.Principal.WorktreePath = ""
 	e := fail(k, "verify_workspace", nil, baton.ErrConflict)
-	if !strings.Contains(e.Message, "Recovery:") || !strings.Contains(e.Message, filepath.Join(dir, ".baton-worktree")) {
+	if !strings.Contains(e.Message, "Recovery:") || !strings.Contains(e.Message, filepath.Join(dir, ".symphony-worktree")) {
 		t.Errorf("message = %q", e.Message)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 type agentsIn struct {
-	Status string `json:"status,omitempty" jsonschema:"Filter: active (connected now), idle (known, not connected), all."`
+	Status string `json:"status,omitempty" jsonschema:"Filter by status: active (working or blocked), idle (connected with nothing to do), all (also done and offline agents)."`
 }
 
 type agentView struct {
@@ -94,8 +94,8 @@ func roster(ctx context.Context, c *tool.Call) ([]agentView, error) {
 var ListAgents = tool.New(tool.Definition[agentsIn, agentsOut]{
 	Name:    "list_agents",
 	Toolset: Status,
-	Description: "List known agents with their status, current task and session. An agent is connected while it has a live MCP " +
-		"session or process, or has called within the presence window; agents that vanished show as offline.",
+	Description: "List known agents with their status, current task and session; filter by status (active: working or blocked, idle). " +
+		"An agent is connected while it has a live MCP session or process, or has called within the presence window; agents that vanished show as offline.",
 	Profiles:    tool.Profiles,
 	Annotations: tool.Annotations{ReadOnly: true},
 	Input:       tool.Rules{"status": tool.Enum("active", "idle", "all").WithDefault("all")},
@@ -106,15 +106,29 @@ var ListAgents = tool.New(tool.Definition[agentsIn, agentsOut]{
 		}
 		out := agentsOut{Agents: []agentView{}}
 		for _, a := range all {
-			if (in.Status == "active" && !a.Connected) || (in.Status == "idle" && a.Connected) {
-				continue
+			if matchesStatus(a, in.Status) {
+				out.Agents = append(out.Agents, a)
 			}
-			out.Agents = append(out.Agents, a)
 		}
 		out.Count = len(out.Agents)
 		return out, nil
 	},
 })
+
+// matchesStatus is Adjutant's list_agents filter, on the status each agent
+// shows: active means at work (working or blocked; Adjutant also counts
+// its "stuck", which baton's set_status has not), idle means idle, and all
+// keeps everyone, done and offline agents included. An agent that is not
+// connected shows offline, so neither filter lists it.
+func matchesStatus(a agentView, filter string) bool {
+	switch filter {
+	case "active":
+		return a.Status == "working" || a.Status == "blocked"
+	case "idle":
+		return a.Status == "idle"
+	}
+	return true
+}
 
 type none struct{}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 )
 
 type sendIn struct {
@@ -60,11 +61,11 @@ var SendMessage = tool.New(tool.Definition[sendIn, sentOut]{
 })
 
 type readIn struct {
-	ThreadID string `json:"threadId,omitempty" jsonschema:"Filter by thread ID."`
-	AgentID  string `json:"agentId,omitempty" jsonschema:"Filter by agent ID: messages from or to it."`
-	Limit    int    `json:"limit,omitempty" jsonschema:"Max messages to return (default: 50)."`
-	Before   string `json:"before,omitempty" jsonschema:"Cursor: return messages before this ISO timestamp."`
-	BeforeID string `json:"beforeId,omitempty" jsonschema:"Cursor: with before, also messages at that instant with a lower id (same-second ties)."`
+	ThreadID string  `json:"threadId,omitempty" jsonschema:"Filter by thread ID."`
+	AgentID  string  `json:"agentId,omitempty" jsonschema:"Filter by agent ID: messages from or to it."`
+	Limit    float64 `json:"limit,omitempty" jsonschema:"Max messages to return (default: 50)."`
+	Before   string  `json:"before,omitempty" jsonschema:"Cursor: return messages before this ISO timestamp."`
+	BeforeID string  `json:"beforeId,omitempty" jsonschema:"Cursor: with before, also messages at that instant with a lower id (same-second ties)."`
 }
 
 type readOut struct {
@@ -87,7 +88,7 @@ var ReadMessages = tool.New(tool.Definition[readIn, readOut]{
 		"beforeId": tool.Length(1, 64),
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in readIn) (readOut, error) {
-		f := baton.MessageFilter{Project: project(ctx, c), ThreadID: in.ThreadID, AgentID: in.AgentID, Limit: in.Limit, BeforeID: in.BeforeID}
+		f := baton.MessageFilter{Project: project(ctx, c), ThreadID: in.ThreadID, AgentID: in.AgentID, Limit: number.AtMost(in.Limit), BeforeID: in.BeforeID}
 		if in.Before != "" {
 			t := parseTime(in.Before)
 			f.Before = &t
@@ -180,9 +181,9 @@ var MarkRead = tool.New(tool.Definition[markIn, markOut]{
 })
 
 type searchIn struct {
-	Query   string `json:"query" jsonschema:"Search query: every word must match, as a prefix of a written word."`
-	AgentID string `json:"agentId,omitempty" jsonschema:"Filter results to messages sent by this agent."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"Max results to return (default: 20)."`
+	Query   string  `json:"query" jsonschema:"Search query (FTS5 syntax): every word must match, as a prefix of a written word; a OR b, a AND b, a NOT b, \"exact phrase\", prefix*, NEAR(a b, 10) and parentheses, operators in capitals. A malformed query is ERR_INVALID_INPUT with its position."`
+	AgentID string  `json:"agentId,omitempty" jsonschema:"Filter results to messages sent by this agent."`
+	Limit   float64 `json:"limit,omitempty" jsonschema:"Max results to return (default: 20)."`
 }
 
 type hitView struct {
@@ -213,7 +214,7 @@ var SearchMessages = tool.New(tool.Definition[searchIn, searchOut]{
 		"limit":   tool.Range(1, 100).WithDefault(20),
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in searchIn) (searchOut, error) {
-		msgs, err := c.Tx.SearchMessages(ctx, project(ctx, c), in.Query, in.AgentID, in.Limit)
+		msgs, err := c.Tx.SearchMessages(ctx, project(ctx, c), in.Query, in.AgentID, number.AtMost(in.Limit))
 		if err != nil {
 			return searchOut{}, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/number"
 )
 
 type statusIn struct {
@@ -40,14 +41,14 @@ var SetStatus = tool.New(tool.Definition[statusIn, statusOut]{
 })
 
 type progressIn struct {
-	Task        string `json:"task" jsonschema:"Task being worked on."`
-	Percentage  int    `json:"percentage" jsonschema:"Completion percentage (0-100)."`
-	Description string `json:"description,omitempty" jsonschema:"Human-readable progress description."`
+	Task        string  `json:"task" jsonschema:"Task being worked on."`
+	Percentage  float64 `json:"percentage" jsonschema:"Completion percentage (0-100); fractions such as 42.5 are fine."`
+	Description string  `json:"description,omitempty" jsonschema:"Human-readable progress description."`
 }
 
 type progressOut struct {
-	Acknowledged bool `json:"acknowledged" jsonschema:"Always true on success."`
-	Percentage   int  `json:"percentage" jsonschema:"The percentage recorded."`
+	Acknowledged bool    `json:"acknowledged" jsonschema:"Always true on success."`
+	Percentage   float64 `json:"percentage" jsonschema:"The percentage as reported; list_agents shows it rounded to a whole percent."`
 }
 
 // ReportProgress is report_progress.
@@ -64,7 +65,7 @@ var ReportProgress = tool.New(tool.Definition[progressIn, progressOut]{
 		"description": tool.MaxLen(2000),
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in progressIn) (progressOut, error) {
-		err := c.Tx.SetAgentProgress(ctx, &baton.AgentState{Name: c.Principal.Agent, Progress: in.Percentage,
+		err := c.Tx.SetAgentProgress(ctx, &baton.AgentState{Name: c.Principal.Agent, Progress: number.Whole(in.Percentage),
 			ProgressTask: in.Task, ProgressDescription: in.Description, LastSeen: c.Now})
 		return progressOut{Acknowledged: true, Percentage: in.Percentage}, err
 	},

@@ -123,8 +123,9 @@ func TestReportProgressLimits(t *testing.T) {
 		{"percentage 0", c(map[string]any{"percentage": 0}), "", ""},
 		{"percentage 100", c(map[string]any{"percentage": 100}), "", ""},
 		{"percentage 101", c(map[string]any{"percentage": 101}), "percentage", "maximum"},
-		{"percentage 50.5", c(map[string]any{"percentage": 50.5}), "percentage", "type"},
-		{"percentage -0.5", c(map[string]any{"percentage": -0.5}), "percentage", "type"},
+		{"percentage 50.5", c(map[string]any{"percentage": 50.5}), "", ""}, // fractions are fine (point 19)
+		{"percentage -0.5", c(map[string]any{"percentage": -0.5}), "percentage", "minimum"},
+		{"percentage 100.5", c(map[string]any{"percentage": 100.5}), "percentage", "maximum"},
 		{"percentage a string", c(map[string]any{"percentage": "50"}), "percentage", "type"},
 		{"percentage missing", c(map[string]any{"percentage": nil}), "percentage", "required"},
 		{"task missing", c(map[string]any{"task": nil}), "task", "required"},

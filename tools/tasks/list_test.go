@@ -76,8 +76,7 @@ func TestListFilters(t *testing.T) {
 		{"search words from title and description", map[string]any{"search": "fix random"}, []string{"COL-3"}},
 		{"search words that never meet", map[string]any{"search": "flaky tests"}, []string{}},
 		{"search no match", map[string]any{"search": "kubernetes"}, []string{}},
-		{"search punctuation only", map[string]any{"search": "\"*()"}, []string{}},
-		{"search with FTS syntax is taken literally", map[string]any{"search": "flaky OR NOT \"build"}, []string{}},
+		{"search operators (point 16)", map[string]any{"search": "flaky OR handler NOT \"table tests\""}, []string{"COL-1", "COL-3"}},
 		{"combined", map[string]any{"project": "colibri", "label": "backend", "status": []string{"in_progress", "cancelled"}, "priority": []string{"critical"}}, []string{"COL-3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -63,6 +63,13 @@ var Create = tool.New(tool.Definition[createIn, createOut]{
 		if it.Labels == nil {
 			it.Labels = []string{}
 		}
+		if it.ParentID != "" {
+			// A zero-padded parent id (T-0042) names T-42; an unknown one
+			// is left for the store to refuse as it always has.
+			if p, err := baton.ResolveItem(ctx, c.Tx, it.ParentID); err == nil {
+				it.ParentID = p.ID
+			}
+		}
 		if err := c.Tx.CreateItem(ctx, it); err != nil {
 			return createOut{}, err
 		}

@@ -44,7 +44,7 @@ var Get = tool.New(tool.Definition[getIn, getOut]{
 	Input:       tool.Rules{"task_id": taskIDRule},
 	Output:      tool.Rules{"status": statusRule, "priority": priorityRule},
 	Execute: func(ctx context.Context, c *tool.Call, in getIn) (getOut, error) {
-		it, err := c.Tx.Item(ctx, in.TaskID)
+		it, err := baton.ResolveItem(ctx, c.Tx, in.TaskID) // T-0042 finds T-42
 		if err != nil {
 			return getOut{}, err
 		}

@@ -16,7 +16,7 @@ type listIn struct {
 	Label         string   `json:"label,omitempty" jsonschema:"Only tasks carrying this label."`
 	CreatedAfter  string   `json:"created_after,omitempty" jsonschema:"Only tasks created after this ISO-8601 time."`
 	CreatedBefore string   `json:"created_before,omitempty" jsonschema:"Only tasks created before this ISO-8601 time."`
-	Search        string   `json:"search,omitempty" jsonschema:"Full-text search over title and description; every word must match, as a prefix."`
+	Search        string   `json:"search,omitempty" jsonschema:"Full-text search over title and description (FTS5 syntax): every word must match, as a prefix or stemmed; a OR b, a AND b, a NOT b, \"exact phrase\", prefix*, NEAR(a b, 10) and parentheses, operators in capitals. A malformed search is ERR_INVALID_INPUT with its position."`
 	Limit         int      `json:"limit,omitempty" jsonschema:"Page size."`
 	Offset        int      `json:"offset,omitempty" jsonschema:"Tasks to skip, for pagination."`
 	SortBy        string   `json:"sort_by,omitempty" jsonschema:"Sort key; priority sorts by urgency (desc puts critical first)."`

@@ -56,7 +56,7 @@ var Update = tool.New(tool.Definition[updateIn, updateOut]{
 				WithDetails("field", "task_id", "constraint", "at_least_one_change").
 				WithHint("pass at least one of status, progress, description, priority, assignee, labels, blocked_reason")
 		}
-		it, err := c.Tx.Item(ctx, in.TaskID)
+		it, err := baton.ResolveItem(ctx, c.Tx, in.TaskID) // T-0042 finds T-42
 		if err != nil {
 			return updateOut{}, err
 		}

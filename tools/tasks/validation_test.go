@@ -177,6 +177,8 @@ func TestEnums(t *testing.T) {
 
 func TestRequiredFields(t *testing.T) {
 	k := testkit.New(t)
+	// With one project it is the default; a second makes project required.
+	k.AddProject("shop", "SHOP")
 	create(k, nil)
 	for _, tc := range []struct {
 		name, tool string
@@ -255,6 +257,7 @@ func TestUnknownFieldsAreRejected(t *testing.T) {
 
 func TestEveryViolationIsListed(t *testing.T) {
 	k := testkit.New(t)
+	k.AddProject("shop", "SHOP") // so project has no default
 	t.Run("task_create", func(t *testing.T) {
 		e := fail(on(k, t), "task_create", map[string]any{
 			"title":          "",

@@ -1,0 +1,83 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/testkit"
+	"github.com/baton-dev/baton/postgres"
+)
+
+// TestPoint5LockContentionIsNotInternal (issue 12, point 5) on
+// PostgreSQL: while another replica holds the writers' lock, a write that
+// meets lock_timeout (55P03) tries again until the lock is free, and a
+// write whose deadline comes first, whether it met lock_timeout or was
+// still waiting for the lock, fails with the retryable busy error
+// (ERR_RATE_LIMITED type busy, retry_after_ms), as on SQLite, never
+// ERR_INTERNAL, and writes nothing.
+func TestPoint5LockContentionIsNotInternal(t *testing.T) {
+	ctx := context.Background()
+	holder := testkit.OpenPostgres(t, nil)
+	open := func(params string) *postgres.Store {
+		s, err := postgres.Open(ctx, os.Getenv("BATON_TEST_POSTGRES_URL")+params, postgres.Options{Schema: holder.Schema(), MaxConns: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	// A replica whose sessions give up on a lock after 20 ms, and one that
+	// waits for locks as long as its context lets it.
+	quick, waiting := open("&lock_timeout=20"), open("")
+
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- holder.Update(ctx, func(tx baton.Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	create := func(ctx context.Context, s baton.Store, slug string) error {
+		return s.Update(ctx, func(tx baton.Tx) error {
+			return tx.CreateProject(ctx, &baton.Project{Slug: slug, Prefix: "P" + slug[:2]})
+		})
+	}
+	for _, c := range []struct {
+		name string
+		s    baton.Store
+		slug string
+	}{
+		{"lock_timeout, then the deadline", quick, "quick"},
+		{"waiting for the lock past the deadline", waiting, "waiting"},
+	} {
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		e := baton.AsError(create(short, c.s, c.slug))
+		cancel()
+		if e == nil || e.Code != baton.ErrRateLimited || e.Type != "busy" || e.Hint == "" {
+			t.Errorf("%s: %+v, want ERR_RATE_LIMITED type busy with a hint", c.name, e)
+		} else if ms, ok := e.Details["retry_after_ms"].(int64); !ok || ms <= 0 {
+			t.Errorf("%s: retry_after_ms = %#v", c.name, e.Details["retry_after_ms"])
+		}
+	}
+
+	// Meeting lock_timeout again and again is retried until the lock is free.
+	time.AfterFunc(300*time.Millisecond, func() { close(release) })
+	if err := create(ctx, quick, "patient"); err != nil {
+		t.Fatalf("a write without a deadline that met lock_timeout: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var ps []*baton.Project
+	if err := holder.View(ctx, func(tx baton.Tx) (err error) { ps, err = tx.Projects(ctx); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Slug != "patient" {
+		t.Errorf("projects = %v, want only the patient write's", ps)
+	}
+}
