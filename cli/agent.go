@@ -193,8 +193,10 @@ func (a *App) issueToken(c *cobra.Command, agent, profile, project string, sched
 				}
 			}
 		}
-		if _, err := tx.Profile(ctx, profile); err != nil {
-			return err
+		if profile != "" { // a token with only a preset has no profile to check
+			if _, err := tx.Profile(ctx, profile); err != nil {
+				return err
+			}
 		}
 		if project != "" {
 			if _, err := tx.Project(ctx, project); err != nil {
@@ -205,7 +207,7 @@ func (a *App) issueToken(c *cobra.Command, agent, profile, project string, sched
 			return err
 		}
 		return auditAccess(ctx, tx, "agent_token_issue", a.human().Agent,
-			map[string]any{"agent": agent, "profile": profile, "project": project, "scheduler": scheduler},
+			map[string]any{"agent": agent, "profile": profile, "project": project, "scheduler": scheduler, "preset": tok.Preset},
 			map[string]any{"id": tok.ID}, tok.CreatedAt)
 	})
 	if e := baton.AsError(err); e != nil && e.Code == baton.ErrNotFound && e.Details["profile"] != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/baton-dev/baton/sqlcore"
 )
@@ -27,7 +28,16 @@ func (r rebound) QueryRowContext(ctx context.Context, query string, args ...any)
 	return r.q.QueryRowContext(ctx, Rebind(query), args...)
 }
 
-var rebindCache sync.Map // query -> rebound query
+var (
+	rebindCache  sync.Map     // query -> rebound query
+	rebindCached atomic.Int64 // entries in rebindCache
+)
+
+// maxRebindCache bounds the cache: SQL text is fixed per call site except
+// search, whose text follows the shape of a client's query, so a client
+// sending ever new shapes must not grow the server without limit. Past it,
+// queries are rebound each time (microseconds).
+const maxRebindCache = 4096
 
 // Rebind numbers the ? placeholders outside quoted literals and
 // identifiers. Queries repeat, so the results are cached.
@@ -58,6 +68,10 @@ func Rebind(query string) string {
 		b.WriteRune(r)
 	}
 	out := b.String()
-	rebindCache.Store(query, out)
+	if rebindCached.Load() < maxRebindCache {
+		if _, loaded := rebindCache.LoadOrStore(query, out); !loaded {
+			rebindCached.Add(1)
+		}
+	}
 	return out
 }

@@ -78,6 +78,21 @@ type Call struct {
 	Now       time.Time // one timestamp for everything the call writes
 
 	published []string // projects with new events, announced after commit
+	undo      []func() // what OnRollback registered in this attempt
+}
+
+// OnRollback registers f to run if the call's transaction does not commit:
+// how a tool that changes files inside its transaction undoes them, so a
+// failed call changes nothing, files included. A store that retries a busy
+// transaction runs the undos of each abandoned attempt before the next.
+func (c *Call) OnRollback(f func()) { c.undo = append(c.undo, f) }
+
+// rollback runs the registered undos, newest first, and forgets them.
+func (c *Call) rollback() {
+	for i := len(c.undo) - 1; i >= 0; i-- {
+		c.undo[i]()
+	}
+	c.undo = nil
 }
 
 // Env holds what tools may reach: the store, the clock and facts about the
@@ -266,7 +281,9 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 	exec := func(tx baton.Tx) (err error) {
 		defer guard(env, t.spec.Name, &err)
 		// A store runs exec again when the database was busy (see
-		// sqlcore.RetryBusy): only the last, committed run announces.
+		// sqlcore.RetryBusy): only the last, committed run announces, and
+		// the files of an abandoned run are undone before the next.
+		c.rollback()
 		c.Tx, c.published = tx, nil
 		o, err := t.def.Execute(ctx, c, in)
 		if err != nil {
@@ -295,9 +312,11 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		err = env.Store.Update(ctx, exec)
 	}
 	if err != nil {
+		c.rollback()
 		var zero Out
 		return zero, baton.AsError(err)
 	}
+	c.undo = nil // committed: nothing to undo
 	c.announce()
 	if t.def.Then != nil {
 		c.Tx = nil

@@ -3,6 +3,8 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -233,14 +235,20 @@ func TestInvoke(t *testing.T) {
 	}
 }
 
-// createThen makes a tool that writes a task and then fails in the given
-// way; the write must not survive.
+// createThen makes a tool that writes a task and a file (registering its
+// removal with OnRollback, as move_issue does) and then fails in the given
+// way; neither write may survive.
 func createThen(fail func() (sampleOut, error)) tool.Tool {
 	return sample(func(ctx context.Context, c *tool.Call, in sampleIn) (sampleOut, error) {
 		it := &baton.Item{Project: testkit.Project, Title: in.Name, Status: baton.StatusBacklog, CreatedBy: c.Principal.Agent}
 		if err := c.Tx.CreateItem(ctx, it); err != nil {
 			return sampleOut{}, err
 		}
+		file := filepath.Join(c.Env.DataDir, "side-effect")
+		if err := os.WriteFile(file, []byte(in.Name), 0o644); err != nil {
+			return sampleOut{}, err
+		}
+		c.OnRollback(func() { os.Remove(file) })
 		return fail()
 	})
 }
@@ -273,6 +281,9 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			})
 			if page.Total != 0 {
 				t.Fatalf("the failed call left %d items behind", page.Total)
+			}
+			if _, err := os.Stat(filepath.Join(k.Env.DataDir, "side-effect")); !os.IsNotExist(err) {
+				t.Fatalf("the failed call left its file behind (%v)", err)
 			}
 			// The store is still usable after a panic inside a transaction.
 			k.OK("task_create", `{"title":"after","project":"colibri"}`)

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 const [mode, a, b] = process.argv.slice(2);
 const transport = mode === "stdio"
-  ? new StdioClientTransport({ command: a, args: ["--db", b, "mcp", "--agent", "agent-ts"] })
+  ? new StdioClientTransport({ command: a, args: ["--db", b, "mcp", "--preset", "full", "--agent", "agent-ts"] })
   : new StreamableHTTPClientTransport(new URL(a));
 
 const client = new Client({ name: "baton-interop", version: "1.0.0" });

@@ -102,10 +102,16 @@ var MoveIssue = tool.New(tool.Definition[moveIn, moveOut]{
 			return moveOut{}, err
 		}
 		// Files last: if copying fails the transaction rolls back, and so do
-		// the files (copyArtifacts leaves nothing behind on failure).
+		// the files (copyArtifacts leaves nothing behind on failure); if the
+		// transaction fails after the copy (the output check, the action
+		// log, the commit itself), the copied folder is removed too.
 		copied, err := copyArtifacts(artifacts, dstRoot, moved.ID)
 		if err != nil {
 			return moveOut{}, err
+		}
+		if len(copied) > 0 {
+			placed := filepath.Join(dstRoot, "docs", "tickets", moved.ID)
+			c.OnRollback(func() { os.RemoveAll(placed) })
 		}
 		return moveOut{IssueID: moved.ID, PreviousID: oldID, Project: dst.Slug, Status: string(moved.Status),
 			Labels: moved.Labels, CopiedFiles: copied}, nil

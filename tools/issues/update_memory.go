@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/baton-dev/baton"
@@ -59,9 +60,23 @@ var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
 			}
 			project = p.Slug
 		}
+		// What the file held before, to put back if the call does not
+		// commit: a failed call changes nothing, files included.
+		var undo func()
+		if dir, err := memory.Dir(c.Env.DataDir, project, profile); err == nil {
+			target := filepath.Join(dir, in.Filename)
+			if old, err := os.ReadFile(target); err == nil {
+				undo = func() { _ = os.WriteFile(target, old, 0o644) }
+			} else {
+				undo = func() { _ = os.Remove(target) }
+			}
+		}
 		path, err := memory.Write(c.Env.DataDir, project, profile, in.Filename, in.Content)
 		if err != nil {
 			return memoryOut{}, err
+		}
+		if undo != nil {
+			c.OnRollback(undo)
 		}
 		// The server's absolute paths are none of the client's business
 		// (over HTTP it is another machine's); the layout under the data
