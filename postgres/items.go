@@ -159,27 +159,6 @@ func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
 	return nil
 }
 
-func (t *tx) Item(ctx context.Context, id string) (*baton.Item, error) {
-	it, err := sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		// An id the item had before a move still finds it.
-		cur, aerr := t.Alias(ctx, id)
-		if aerr != nil {
-			return nil, aerr
-		}
-		if cur == "" {
-			return nil, baton.TaskNotFound(id)
-		}
-		it, err = sqlcore.ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items WHERE id = ?`, cur))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := t.Lapse(ctx, []*baton.Item{it}); err != nil {
-		return nil, err
-	}
-	return it, t.LoadLabels(ctx, []*baton.Item{it})
-}
 
 // UpdateItem also enforces claims (see checkClaim). A resume status means
 // something only while the item is blocked by its sub-tasks: any other

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/baton-dev/baton"
 )
 
 // Alias returns the current id of the work item that was called id before
@@ -28,4 +30,28 @@ func (t *Tx) addAlias(ctx context.Context, oldID, newID string) error {
 	_, err := t.Q.ExecContext(ctx, `INSERT INTO item_aliases (old_id, item_id) VALUES (?, ?)
 		ON CONFLICT (old_id) DO UPDATE SET item_id = excluded.item_id`, oldID, newID)
 	return err
+}
+
+// Item returns the item with id, or the one that had id before a move
+// (Alias), with its claim lapsed as of now and its labels; an unknown id is
+// ERR_TASK_NOT_FOUND. Both stores share it.
+func (t *Tx) Item(ctx context.Context, id string) (*baton.Item, error) {
+	it, err := ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+ItemColumns+` FROM items WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		cur, aerr := t.Alias(ctx, id)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if cur == "" {
+			return nil, baton.TaskNotFound(id)
+		}
+		it, err = ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+ItemColumns+` FROM items WHERE id = ?`, cur))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Lapse(ctx, []*baton.Item{it}); err != nil {
+		return nil, err
+	}
+	return it, t.LoadLabels(ctx, []*baton.Item{it})
 }
