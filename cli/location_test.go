@@ -130,3 +130,26 @@ func TestLocateOutsideGit(t *testing.T) {
 		t.Fatalf("Locate below a database = %+v", loc)
 	}
 }
+
+// TestInitAgainConfirms: init run again without --project confirms the
+// team's only project instead of adding one named after the directory;
+// with several it asks which; --project NEW adds one.
+func TestInitAgainConfirms(t *testing.T) {
+	repo := gitRepo(t)
+	t.Chdir(repo)
+	if r := baton(t, nil, "init", "--project", "web", "--prefix", "WEB"); r.code != 0 {
+		t.Fatalf("init = %+v", r)
+	}
+	if r := baton(t, nil, "init"); r.code != 0 || !strings.Contains(r.stdout, "already holds project web") {
+		t.Fatalf("init again = %+v", r)
+	}
+	if r := baton(t, nil, "init", "--project", "api"); r.code != 0 || !strings.Contains(r.stdout, "project api") {
+		t.Fatalf("init --project api = %+v", r)
+	}
+	if r := baton(t, nil, "init"); r.code != 2 || !strings.Contains(r.stderr, "--project") || !strings.Contains(r.stderr, "api, web") {
+		t.Fatalf("init with two projects and none named = %+v", r)
+	}
+	if r := baton(t, nil, "tasks", "task_list", "--json"); r.code != 0 || strings.Contains(r.stdout, `"shop"`) {
+		t.Fatalf("no project named after the directory should exist: %+v", r)
+	}
+}

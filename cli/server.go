@@ -37,36 +37,81 @@ func (a *App) checkPreset() error {
 const DefaultAddr = "127.0.0.1:7420"
 
 func (a *App) initCmd() *cobra.Command {
-	var slug, prefix, name string
+	var slug, prefix, name, preset string
+	var noInstructions bool
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: "Create the database (.baton/baton.db) and a project",
+		Short: "Create the database (.baton/baton.db) and a project, and tell agents the work loop in AGENTS.md",
 		Long: "init creates the team's database, .baton/baton.db at the top of the git repository (the main\n" +
 			"repository's, from a worktree; the working directory outside git), unless one is found walking\n" +
 			"up or --db names one. Without --project the project is named after that directory. Running it\n" +
-			"again adds another project, or confirms an existing one.",
+			"again confirms the project (the only one, or the one --project names); --project NEW adds another.\n\n" +
+			"It also writes the agents' instructions: the work loop (ready, claim, work, report, ask) in the\n" +
+			"exact tool names of --preset, as a section between " + instructionsBegin + " and " + instructionsEnd + "\n" +
+			"in AGENTS.md beside .baton/ (created when missing), and in CLAUDE.md when the project has one.\n" +
+			"Running init again rewrites only that section; the rest of each file is kept as it is.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			if !tool.IsPreset(preset) {
+				return usageError("unknown preset %q: choose one of %s", preset, strings.Join(tool.PresetNames(), ", "))
+			}
 			if slug == "" {
 				slug = a.project
 			}
 			a.mayCreate = true
 			p := defaultProject(a.location().Root, slug, prefix)
 			p.Name = name
+			// The instruction files are read before the database changes, so
+			// one init cannot update fails the command with nothing changed.
+			plan := []instructionFile{}
+			if !noInstructions {
+				var err error
+				section := instructionsSection(preset, tool.PresetTools(a.Registry, preset))
+				if plan, err = planInstructions(instructionsRoot(a.location()), section); err != nil {
+					return a.fail(err)
+				}
+			}
 			s, err := a.openStore(ctx)
 			if err != nil {
 				return &ExitError{Code: ExitTool, Err: err}
 			}
 			var existing *baton.Project
+			named := slug != ""
 			err = s.Update(ctx, func(tx baton.Tx) error {
 				if got, err := tx.Project(ctx, p.Slug); err == nil {
 					existing = got
 					return nil
 				}
+				if !named {
+					// Running init again without --project confirms the
+					// team's project rather than adding one named after
+					// the directory: adding one takes a name.
+					ps, err := tx.Projects(ctx)
+					if err != nil {
+						return err
+					}
+					switch len(ps) {
+					case 0:
+					case 1:
+						existing = ps[0]
+						return nil
+					default:
+						slugs := make([]string, len(ps))
+						for i, q := range ps {
+							slugs[i] = q.Slug
+						}
+						return baton.Errorf(baton.ErrInvalidInput, "this database holds %d projects: %s", len(ps), strings.Join(slugs, ", ")).
+							WithDetails("field", "project", "projects", slugs).
+							WithHint("name the project to confirm or add with --project SLUG")
+					}
+				}
 				return tx.CreateProject(ctx, p)
 			})
 			if err != nil {
+				return a.fail(err)
+			}
+			if err := writeInstructions(plan); err != nil {
 				return a.fail(err)
 			}
 			path := s.Info(ctx).Path
@@ -76,15 +121,26 @@ func (a *App) initCmd() *cobra.Command {
 					got = existing
 				}
 				return a.printJSON(map[string]any{"database": path, "created": existing == nil,
-					"project": map[string]any{"slug": got.Slug, "prefix": got.Prefix, "name": got.Name}})
+					"project":      map[string]any{"slug": got.Slug, "prefix": got.Prefix, "name": got.Name},
+					"instructions": map[string]any{"preset": preset, "files": plan}})
 			}
 			if existing != nil {
 				fmt.Fprintf(a.Stdout, "%s already holds project %s (prefix %s)\n", path, existing.Slug, existing.Prefix)
-				return nil
+			} else {
+				fmt.Fprintf(a.Stdout, "initialised %s with project %s (prefix %s): task ids look like %s-1\n", path, p.Slug, p.Prefix, p.Prefix)
+				if loc := a.location(); !strings.HasPrefix(loc.Reason, "named by") {
+					fmt.Fprintf(a.Stdout, "every baton command under %s (and its git worktrees) uses this database\n", loc.Root)
+				}
 			}
-			fmt.Fprintf(a.Stdout, "initialised %s with project %s (prefix %s): task ids look like %s-1\n", path, p.Slug, p.Prefix, p.Prefix)
-			if loc := a.location(); !strings.HasPrefix(loc.Reason, "named by") {
-				fmt.Fprintf(a.Stdout, "every baton command under %s (and its git worktrees) uses this database\n", loc.Root)
+			for _, f := range plan {
+				switch f.Action {
+				case "unchanged":
+					fmt.Fprintf(a.Stdout, "%s: the agents' work loop (preset %s) is up to date\n", f.Path, preset)
+				case "skipped":
+					fmt.Fprintf(a.Stdout, "%s: left as it is, since %s\n", f.Path, f.Reason)
+				default:
+					fmt.Fprintf(a.Stdout, "%s the agents' work loop (preset %s) in %s\n", map[string]string{"created": "wrote", "updated": "updated"}[f.Action], preset, f.Path)
+				}
 			}
 			return nil
 		},
@@ -92,7 +148,10 @@ func (a *App) initCmd() *cobra.Command {
 	cmd.Flags().StringVar(&slug, "project", "", "project slug (default: the working directory's name)")
 	cmd.Flags().StringVar(&prefix, "prefix", "", "identifier prefix of the project's items, e.g. SYM (default: from the slug)")
 	cmd.Flags().StringVar(&name, "name", "", "display name of the project")
-	a.jsonFlag(cmd, `{"database", "created": false when the project existed already, "project": {"slug", "prefix", "name"}}.`)
+	cmd.Flags().StringVar(&preset, "preset", tool.PresetCore, "the tool preset whose names the agents' instructions use: "+strings.Join(tool.PresetNames(), ", "))
+	cmd.Flags().BoolVar(&noInstructions, "no-instructions", false, "write no agent instructions (AGENTS.md, CLAUDE.md)")
+	a.jsonFlag(cmd, `{"database", "created": false when the project existed already, "project": {"slug", "prefix", "name"},
+"instructions": {"preset", "files": [{"path", "action": created, updated, unchanged or skipped, "reason" (when skipped)}]}}.`)
 	return cmd
 }
 

@@ -124,19 +124,27 @@ func (a *App) memoryCmd() *cobra.Command {
 				return a.fail(err)
 			}
 			dataDir := a.dataDir(c.Context(), s)
-			out, err := memory.Show(dataDir, a.project, profile)
+			project := a.project
+			if project == "" {
+				// With one project it is the default here too; with
+				// several, no --project means global memory only.
+				if only, err := a.projectOf(c.Context(), s); err == nil {
+					project = only
+				}
+			}
+			out, err := memory.Show(dataDir, project, profile)
 			if err != nil {
 				return a.fail(err)
 			}
 			if wantJSON(c) {
-				return a.printJSON(map[string]any{"profile": profile, "project": a.project, "memory": out})
+				return a.printJSON(map[string]any{"profile": profile, "project": project, "memory": out})
 			}
 			fmt.Fprint(a.Stdout, out)
 			return nil
 		},
 	}
 	show.Flags().StringVar(&profile, "profile", "", "agent profile, e.g. worker (required)")
-	a.jsonFlag(show, `{"profile", "project" ("" for global memory only), "memory": the text as printed without --json}.`)
+	a.jsonFlag(show, `{"profile", "project" (--project, else the only project; "" for global memory only), "memory": the text as printed without --json}.`)
 	cmd.AddCommand(show)
 	return cmd
 }
