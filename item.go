@@ -165,9 +165,12 @@ type Readiness struct {
 	Claim             *Claim   // the active claim, if any
 }
 
-// Ready reports whether nothing holds the item back.
+// Ready reports whether nothing holds the item back. An item in a phase
+// before ready (phase:research, ...) is never ready work, whatever its
+// status: the pipeline has not released it to workers yet.
 func (r Readiness) Ready() bool {
-	return r.Item.Status == StatusTodo && r.DependenciesUnmet == 0 && len(r.OpenSubtasks) == 0 && r.Claim == nil
+	return r.Item.Status == StatusTodo && r.DependenciesUnmet == 0 && len(r.OpenSubtasks) == 0 && r.Claim == nil &&
+		!r.Item.Phase().PreReady()
 }
 
 // TimeFormat is how baton writes every timestamp: ISO-8601, UTC,

@@ -39,6 +39,9 @@ type Tx interface {
 	EventTx
 	PresenceTx
 	AccessTx
+	ProjectConfigTx
+	PRTx
+	PhaseTx
 }
 
 // ProjectTx reads and writes projects.

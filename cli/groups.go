@@ -41,7 +41,8 @@ var commandGroupOf = map[string]string{
 	"init": groupSetup, "setup": groupSetup, "mcp": groupSetup, "serve": groupSetup, "doctor": groupSetup,
 	"migrate": groupSetup, "version": groupSetup, "bench": groupSetup, "completion": groupSetup, "help": groupSetup,
 	"agent": groupAccess, "profile": groupAccess, "project": groupAccess, "tools": groupAccess,
-	"ready": groupWork, "watch": groupWork, "runs": groupWork, "memory": groupWork,
+	"ready": groupWork, "watch": groupWork, "runs": groupWork, "memory": groupWork, "worktree": groupWork,
+	"prs": groupWork, "pr": groupWork, "orchestrator": groupWork,
 	"inbox": groupPeople, "reply": groupPeople,
 }
 

@@ -118,6 +118,7 @@ func oneJSONValue(s string) (any, error) {
 // tree, so a new command without --json (or without a row here) fails.
 func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 	env := db7(t)
+	wtCodes := worktreeRepo7(filepath.Dir(env["BATON_DB"])) // worktree_internal_test.go
 	dir := t.TempDir()
 	ok7(t, env, "tasks", "task_create", "--title", "Ship it", "--project", "colibri")
 	ok7(t, env, "tasks", "task_update", "--task-id", "COL-1", "--status", "todo")
@@ -172,6 +173,9 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"profile", "delete", "reviewer"}},
 		{args: []string{"project", "list"}},
 		{args: []string{"project", "tools", "colibri"}},
+		{args: []string{"project", "configure", "colibri", "--low-lines", "10"}},
+		{args: []string{"project", "show", "colibri", "--history"}},
+		{args: []string{"project", "phases", "colibri"}},
 		{args: []string{"ready"}},
 		{args: []string{"watch", "--every", "10ms"}, stream: true},
 		{args: []string{"runs", "ingest", "--issue", "COL-1"}, stdin: stream},
@@ -184,6 +188,13 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"audit", "verify"}},
 		{args: []string{"audit", "verify-proof", proofFile}},
 		{args: []string{"skills", "reload"}},
+		{args: []string{"worktree", "create", "COL-1"}, codes: wtCodes},
+		{args: []string{"worktree", "list"}, codes: wtCodes},
+		{args: []string{"worktree", "prune"}, codes: wtCodes},
+		{args: []string{"orchestrator", "tick"}},
+		{args: []string{"prs"}},
+		{args: []string{"pr", "show", "PR-1"}, codes: []int{1}},           // no PR here: the error envelope
+		{args: []string{"pr", "gates", "PR-1"}, codes: []int{1}},          // (cli/prs_test.go covers real PRs)
 		{args: []string{"init", "--project", "other", "--prefix", "OTH"}}, // last: ready and watch need one project
 	}
 

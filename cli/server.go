@@ -335,7 +335,7 @@ func (a *App) serveCmd() *cobra.Command {
 	var hosts []string
 	var readOnly, insecure bool
 	var toolsets []string
-	var grace, reapEvery, sessionIdle time.Duration
+	var grace, reapEvery, tickEvery, sessionIdle time.Duration
 	var timeouts mcpserver.Timeouts
 	var maxSessions, maxStreams int
 	cmd := &cobra.Command{
@@ -392,6 +392,9 @@ func (a *App) serveCmd() *cobra.Command {
 			reapCtx, stopReaper := context.WithCancel(ctx)
 			defer stopReaper()
 			go (&orchestrator.Reaper{Store: f.Env.Store, Every: reapEvery, Clock: a.Clock, Log: f.Env.Log}).Run(reapCtx)
+			if tickEvery > 0 { // the phase pipeline's tick (orchestrator.Phases)
+				go (&orchestrator.Phases{Store: f.Env.Store, Every: tickEvery, Clock: a.Clock, Log: f.Env.Log, Bus: f.Env.Bus}).Run(reapCtx)
+			}
 			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbName(ctx))
 			fmt.Fprintf(a.Stderr, "baton: %s\n", auth)
 			errc := make(chan error, 1)
@@ -410,6 +413,7 @@ func (a *App) serveCmd() *cobra.Command {
 	cmd.Flags().StringSliceVar(&toolsets, "toolsets", []string{"all"}, toolsetsUsage)
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
 	cmd.Flags().DurationVar(&reapEvery, "reap-every", 10*time.Second, "how often lapsed claims return their work to the queue")
+	cmd.Flags().DurationVar(&tickEvery, "tick-every", orchestrator.DefaultTickEvery, "how often the orchestrator processes phase claims and verdicts (0: never; see baton orchestrator tick)")
 	cmd.Flags().BoolVar(&insecure, "insecure-local", false, "serve without tokens, every request as --agent (loopback --addr only)")
 	cmd.Flags().StringVar(&a.preset, "preset", "", "with --insecure-local: "+presetUsage+"; tokens carry their own (baton agent create --preset)")
 	cmd.Flags().DurationVar(&timeouts.Header, "header-timeout", mcpserver.DefaultHeaderTimeout, "time a client has to send a request's headers")

@@ -249,7 +249,7 @@ func annotations(a tool.Annotations) string {
 }
 
 func (a *App) projectCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "project", Short: "List the projects and show or set a project's tool bundle", Args: noArgs}
+	cmd := &cobra.Command{Use: "project", Short: "List the projects, show and configure one (gates, risk, instructions, phase contracts), set its tool bundle", Args: noArgs}
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the projects in the database",
@@ -286,6 +286,7 @@ func (a *App) projectCmd() *cobra.Command {
 	a.jsonFlag(list, `{"projects": [{"slug", "prefix", "name", "tools" (the project's tool bundle), "created_at"}]}.`)
 	cmd.AddCommand(list)
 	cmd.AddCommand(a.projectToolsCmd())
+	cmd.AddCommand(a.projectShowCmd(), a.projectConfigureCmd(), a.projectPhasesCmd()) // project_config.go
 	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return cmd
 }

@@ -101,8 +101,11 @@ func TestToolsetsOverStdio(t *testing.T) {
 		cmd.Stderr = &stderr
 		err := cmd.Run()
 		ee, _ := err.(*exec.ExitError)
-		if ee == nil || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), `unknown toolset "nope"`) ||
-			!strings.Contains(stderr.String(), "tasks, issues, beads, claims") {
+		listsToolsets := true
+		for _, ts := range []string{"tasks", "issues", "beads", "claims", "messages"} {
+			listsToolsets = listsToolsets && strings.Contains(stderr.String(), ts)
+		}
+		if ee == nil || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), `unknown toolset "nope"`) || !listsToolsets {
 			t.Fatalf("baton %v = %v, stderr %q; want exit 2 with the toolsets", args, err, stderr.String())
 		}
 	}

@@ -3,6 +3,7 @@ package skills
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -38,11 +39,31 @@ type Frontmatter struct {
 // to choose a skill by. capabilities and baton-tools must be lists when
 // present.
 func Parse(src []byte) (Frontmatter, string, error) {
+	b, body, err := ParseBlock(src)
+	if err != nil {
+		return Frontmatter{}, "", err
+	}
+	fm, err := fields(b.entries)
+	if err != nil {
+		return Frontmatter{}, "", err
+	}
+	return fm, body, nil
+}
+
+// Block is a parsed frontmatter block without SKILL.md's field rules: the
+// same reader serves other Markdown files with frontmatter (the phase
+// contracts of prompts/phases/).
+type Block struct{ entries map[string]*entry }
+
+// ParseBlock splits a Markdown file into its frontmatter, in the YAML
+// subset Parse reads, and its body (everything after the closing ---
+// line, line endings normalised to "\n").
+func ParseBlock(src []byte) (Block, string, error) {
 	text := strings.TrimPrefix(string(src), "\uFEFF")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	lines := strings.SplitAfter(text, "\n")
 	if len(lines) == 0 || !isFence(lines[0]) {
-		return Frontmatter{}, "", fmt.Errorf("no frontmatter: the first line must be ---")
+		return Block{}, "", fmt.Errorf("no frontmatter: the first line must be ---")
 	}
 	end := -1
 	for i := 1; i < len(lines); i++ {
@@ -52,7 +73,7 @@ func Parse(src []byte) (Frontmatter, string, error) {
 		}
 	}
 	if end < 0 {
-		return Frontmatter{}, "", fmt.Errorf("unterminated frontmatter: no closing --- line after line 1")
+		return Block{}, "", fmt.Errorf("unterminated frontmatter: no closing --- line after line 1")
 	}
 	block := make([]string, 0, end-1)
 	for _, l := range lines[1:end] {
@@ -62,13 +83,49 @@ func Parse(src []byte) (Frontmatter, string, error) {
 	// so an author can go straight to the line.
 	entries, err := parseBlock(block, 2)
 	if err != nil {
-		return Frontmatter{}, "", err
+		return Block{}, "", err
 	}
-	fm, err := fields(entries)
-	if err != nil {
-		return Frontmatter{}, "", err
+	return Block{entries: entries}, strings.Join(lines[end+1:], ""), nil
+}
+
+// Has reports whether the block sets key (to anything, null included).
+func (b Block) Has(key string) bool { return b.entries[key] != nil }
+
+// Keys lists the block's keys, sorted.
+func (b Block) Keys() []string {
+	out := make([]string, 0, len(b.entries))
+	for k := range b.entries {
+		out = append(out, k)
 	}
-	return fm, strings.Join(lines[end+1:], ""), nil
+	sort.Strings(out)
+	return out
+}
+
+// Text is the trimmed scalar of key ("" when absent or null), or an error
+// naming the line when the value is a list or a mapping.
+func (b Block) Text(key string) (string, error) {
+	e := b.entries[key]
+	if e == nil || e.null {
+		return "", nil
+	}
+	if e.kind != kindScalar {
+		return "", fmt.Errorf("line %d: %s must be text, not a %s", e.line, key, shape(e.kind))
+	}
+	return strings.TrimSpace(e.text), nil
+}
+
+// List is the list of key (empty when absent or null), or an error naming
+// the line when the value is not a list or an element is empty.
+func (b Block) List(key, item, example string) ([]string, error) {
+	return list(b.entries, key, item, example)
+}
+
+// Line is the file line key is on, 0 when absent.
+func (b Block) Line(key string) int {
+	if e := b.entries[key]; e != nil {
+		return e.line
+	}
+	return 0
 }
 
 func isFence(line string) bool {

@@ -259,6 +259,12 @@ func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 		return nil, nil, err
 	}
 	where, args := []string{readyCondition}, []any{}
+	if !baton.IsPhaseLabel(f.Label) || baton.PhaseOf([]string{f.Label}) == baton.PhaseReady {
+		// Ready work is in phase ready; a caller that names another
+		// phase's label asks for that phase's work (a researcher taking
+		// phase:research items), which the label filter below selects.
+		where = append(where, notPreReady)
+	}
 	if f.Project != "" {
 		where, args = append(where, "i.project = ?"), append(args, f.Project)
 	}
@@ -303,6 +309,12 @@ const readyCondition = `i.status = 'todo'
 		WHERE d.item_id = i.id AND x.status NOT IN ('done', 'cancelled'))
 	AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = i.id AND c.status NOT IN ('done', 'cancelled'))
 	AND NOT EXISTS (SELECT 1 FROM claims k WHERE k.item_id = i.id)`
+
+// notPreReady keeps out items in a phase before ready: any phase label but
+// phase:ready (an item without one is ready, Symphony's migration mode).
+// It reads items as i.
+const notPreReady = `NOT EXISTS (SELECT 1 FROM item_labels pl WHERE pl.item_id = i.id
+		AND substr(pl.label, 1, 6) = 'phase:' AND pl.label <> 'phase:ready')`
 
 // Lapse shows items as a lapsed claim leaves them: one the claim moved from
 // todo to in_progress is back in todo, no longer assigned to the holder.

@@ -26,14 +26,15 @@ func fromOptMS(v int64) time.Time {
 }
 
 // AddFinding appends an immutable finding to an existing item, assigning
-// its id (F-N) and, when unset, its creation time.
+// its id (F-N; pc-N and pv-N for phase claims and verdicts) and, when
+// unset, its creation time.
 func (t *Tx) AddFinding(ctx context.Context, f *baton.Finding) error {
 	// Look the item up first: the foreign key alone would give an opaque
 	// constraint error instead of ERR_TASK_NOT_FOUND.
 	if err := t.Activity(ctx, f.ItemID, f.CreatedBy, f.CreatedAt); err != nil {
 		return err
 	}
-	id, err := t.NextRecordID(ctx, "findings", "F")
+	id, err := t.NextRecordID(ctx, "findings", findingPrefix(f.Category))
 	if err != nil {
 		return err
 	}

@@ -112,6 +112,9 @@ func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
 }
 
 func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
+	if err := baton.CheckPhaseLabels(it.Labels); err != nil {
+		return err
+	}
 	var err error
 	if it.ID != "" {
 		it.Sequence, _, err = t.TakeSequence(ctx, it.Project)
@@ -199,12 +202,14 @@ func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
 	return nil
 }
 
-
 // UpdateItem also enforces claims (see checkClaim). A resume status means
 // something only while the item is blocked by its sub-tasks: any other
 // status drops it, so a later block by a person is not lifted when old
 // sub-tasks finish.
 func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
+	if err := baton.CheckPhaseLabels(it.Labels); err != nil {
+		return err
+	}
 	if it.Status != baton.StatusBlocked {
 		it.ResumeStatus = ""
 	}

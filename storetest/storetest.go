@@ -144,6 +144,10 @@ var groups = []struct {
 	}},
 	{"Access", accessCases},
 	{"Fencing", fencingCases},
+	{"ProjectConfig", projectConfigCases},
+	{"Phases", phaseCases},
+	{"PRs", prCases},
+	{"PhaseMarks", phaseMarkCases},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit

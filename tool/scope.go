@@ -388,7 +388,7 @@ var SchedulerCaps = map[string]int{CapIssues: 3, CapPRs: 3, CapComments: 5, CapM
 // Scheduler cap kinds.
 const (
 	CapIssues   = "issues"   // created work items, in any vocabulary
-	CapPRs      = "prs"      // pull requests (no built-in tool opens one; plugins may)
+	CapPRs      = "prs"      // pull requests (create_pr; plugin tools may count too)
 	CapComments = "comments" // comments on work items
 	CapMessages = "messages" // messages to agents
 )

@@ -10,6 +10,9 @@ import (
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/issues"
 	"github.com/baton-dev/baton/tools/messaging"
+	"github.com/baton-dev/baton/tools/phases"
+	"github.com/baton-dev/baton/tools/pipeline"
+	"github.com/baton-dev/baton/tools/review"
 	"github.com/baton-dev/baton/tools/skills"
 	"github.com/baton-dev/baton/tools/system"
 	"github.com/baton-dev/baton/tools/tasks"
@@ -44,6 +47,13 @@ func All() []tool.Tool {
 		issues.QueryRunEvents,
 		issues.AddDependency,
 		issues.RemoveDependency,
+		review.CreatePR,
+		review.ApprovePR,
+		review.RejectPR,
+		pipeline.ConfigureProject,
+		phases.CompletePhase,
+		phases.ApprovePhase,
+		phases.RejectPhase,
 		beads.CreateBead,
 		beads.UpdateBead,
 		beads.CloseBead,

@@ -44,6 +44,9 @@ var themes = []theme{
 		"move_issue": "move issues between projects", "verify_workspace": "check you are in your worktree",
 		"record_test_health": "record test health", "record_coverage": "record what was reviewed",
 		"update_memory": "keep private notes for your next runs", "query_run_events": "trace what agents did in past runs"}},
+	{"Review", []string{"review"}, map[string]string{
+		"create_pr": "open a PR record of your branch's commits", "approve_pr": "approve a PR for a human to merge",
+		"reject_pr": "send a PR back with fix instructions"}},
 	{"Beads", []string{"beads"}, map[string]string{
 		"create_bead": "create beads", "update_bead": "update beads", "close_bead": "close beads",
 		"list_beads": "list beads", "show_bead": "read a bead with its dependencies"}},

@@ -36,8 +36,9 @@ var ClaimNext = tool.New(tool.Definition[nextIn, nextOut]{
 	Name:    "claim_next",
 	Event:   "claim.taken",
 	Toolset: Toolset,
-	Description: "Claim the most urgent, oldest ready work item (todo, no unfinished dependencies or subtasks, unclaimed, " +
-		"unassigned or assigned to you), optionally only with a label or of a kind. Racing agents each get a different item. " +
+	Description: "Claim the most urgent, oldest ready work item (todo, in phase ready, no unfinished dependencies or subtasks, unclaimed, " +
+		"unassigned or assigned to you), optionally only with a label or of a kind; label phase:research (or another phase) " +
+		"claims that phase's work instead. Racing agents each get a different item. " +
 		"Returns claimed false with a message when nothing is ready.",
 	Profiles: tool.Profiles,
 	Input: tool.Rules{

@@ -31,10 +31,11 @@ type createOut struct {
 
 // CreateIssue is create_issue.
 var CreateIssue = tool.New(tool.Definition[createIn, createOut]{
-	Name:         "create_issue",
-	Event:        "issue.created",
-	Toolset:      Toolset,
-	Description:  "Create a new issue on the project board (in backlog), optionally depending on other issues.",
+	Name:    "create_issue",
+	Event:   "issue.created",
+	Toolset: Toolset,
+	Description: "Create a new issue on the project board (in backlog), optionally depending on other issues. " +
+		"It gets one phase:* label: the one labels name, else phase:research when a researcher or scanner files it, else phase:ready.",
 	Profiles:     tool.Profiles,
 	SchedulerCap: tool.CapIssues,
 	Input: tool.Rules{
@@ -52,7 +53,7 @@ var CreateIssue = tool.New(tool.Definition[createIn, createOut]{
 			return createOut{}, err
 		}
 		it := &baton.Item{Project: p.Slug, Title: in.Title, Description: in.Description, Kind: baton.KindTask,
-			Status: baton.StatusBacklog, Priority: priorityIn(number.Whole(in.Priority)), Labels: nonNil(in.Labels),
+			Status: baton.StatusBacklog, Priority: priorityIn(number.Whole(in.Priority)), Labels: initialPhase(ctx, c, nonNil(in.Labels)),
 			CreatedBy: c.Principal.Agent, CreatedAt: c.Now}
 		return create(ctx, c, it, in.DependsOn)
 	},

@@ -15,7 +15,7 @@ func TestCreateIssue(t *testing.T) {
 	if out["issue_id"] != "COL-1" || out["identifier"] != "COL-1" || out["status"] != "backlog" || out["priority"] != 3.0 {
 		t.Errorf("defaults = %v, want COL-1 in backlog at priority 3", out)
 	}
-	equal(t, "labels", strs(t, out, "labels"), nil)
+	equal(t, "labels", strs(t, out, "labels"), []string{"phase:ready"}) // filed by hand: ready work
 	equal(t, "depends_on", strs(t, out, "depends_on"), nil)
 
 	out = k.OK("create_issue", map[string]any{"title": "Validation", "description": "Title max 500 chars",
@@ -23,7 +23,7 @@ func TestCreateIssue(t *testing.T) {
 	if out["issue_id"] != "COL-2" || out["priority"] != 2.0 {
 		t.Errorf("output = %v", out)
 	}
-	equal(t, "labels", strs(t, out, "labels"), []string{"validation", "api"})
+	equal(t, "labels", strs(t, out, "labels"), []string{"validation", "api", "phase:ready"})
 	equal(t, "depends_on", strs(t, out, "depends_on"), []string{"COL-1"})
 	got := getIssue(k, "COL-2")
 	if got["description"] != "Title max 500 chars" || got["status"] != "backlog" {
@@ -153,7 +153,7 @@ func TestListIssues(t *testing.T) {
 	if row["id"] != b || row["title"] != "b" || row["status"] != "in_progress" || row["priority"] != 1.0 {
 		t.Errorf("row = %v", row)
 	}
-	equal(t, "row labels", strs(t, row, "labels"), []string{"api", "db"})
+	equal(t, "row labels", strs(t, row, "labels"), []string{"api", "db", "phase:ready"})
 	if got := list(t, k.OK("list_issues", map[string]any{"status": "todo"}), "issues")[0]; got["parent_id"] != d {
 		t.Errorf("subtask row parent_id = %v, want %s", got["parent_id"], d)
 	}

@@ -46,7 +46,7 @@ var CreateSubtask = tool.New(tool.Definition[subtaskIn, createOut]{
 				WithHint("create a new issue instead (create_issue)")
 		}
 		child := &baton.Item{Project: parent.Project, ParentID: parent.ID, Title: in.Title, Description: in.Description,
-			Kind: baton.KindTask, Status: baton.StatusTodo, Priority: priorityIn(number.Whole(in.Priority)), Labels: nonNil(in.Labels),
+			Kind: baton.KindTask, Status: baton.StatusTodo, Priority: priorityIn(number.Whole(in.Priority)), Labels: subtaskPhase(nonNil(in.Labels)),
 			CreatedBy: c.Principal.Agent, CreatedAt: c.Now}
 		out, err := create(ctx, c, child, nil)
 		if err != nil {

@@ -20,7 +20,7 @@ func TestCreateSubtask(t *testing.T) {
 	if sub != "COL-2" || out["parent_id"] != parent || out["status"] != "todo" || out["priority"] != 2.0 {
 		t.Errorf("output = %v", out)
 	}
-	equal(t, "labels", strs(t, out, "labels"), []string{"tests"})
+	equal(t, "labels", strs(t, out, "labels"), []string{"tests", "phase:ready"})
 	got := getIssue(k, sub)
 	if got["parent_id"] != parent || got["project"] != "colibri" || got["description"] != "Judges before workers" {
 		t.Errorf("subtask = %v", got)

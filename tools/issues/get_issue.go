@@ -5,6 +5,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools/pipeline"
 	"github.com/baton-dev/baton/tools/session"
 )
 
@@ -14,12 +15,16 @@ type getIn struct {
 
 type findingView struct {
 	ID        string   `json:"id" jsonschema:"Finding id."`
-	Category  string   `json:"category" jsonschema:"test_result, code_pattern, architecture, bug or gap."`
+	Category  string   `json:"category" jsonschema:"test_result, code_pattern, architecture, bug or gap; phase_completion (complete_phase) or phase_verdict (approve_phase, reject_phase)."`
 	Summary   string   `json:"summary" jsonschema:"Short summary."`
-	Details   string   `json:"details,omitempty" jsonschema:"Full details."`
+	Details   string   `json:"details,omitempty" jsonschema:"Full details (a phase finding's claim or verdict, as JSON)."`
 	Files     []string `json:"files" jsonschema:"Related file paths."`
 	CreatedBy string   `json:"created_by" jsonschema:"Who recorded it."`
 	CreatedAt string   `json:"created_at" jsonschema:"ISO-8601 UTC timestamp."`
+	// The orchestrator's processing of a phase finding (phase_marks.go).
+	Processed *bool  `json:"processed,omitempty" jsonschema:"Phase findings only: whether the orchestrator's tick has processed it."`
+	Outcome   string `json:"outcome,omitempty" jsonschema:"Phase findings only, once processed: awaiting_verdict, pr_created, advanced, rejected, escalated, stale or ignored."`
+	Reason    string `json:"processed_reason,omitempty" jsonschema:"Phase findings only, once processed: why the tick did what it did."`
 }
 
 type learningView struct {
@@ -57,8 +62,14 @@ type getOut struct {
 	Findings    []findingView  `json:"findings" jsonschema:"Findings, oldest first."`
 	Learnings   []learningView `json:"learnings" jsonschema:"Learnings recorded on this issue, oldest first."`
 	Comments    []commentView  `json:"comments" jsonschema:"Comments, oldest first."`
-	CreatedAt   string         `json:"created_at" jsonschema:"ISO-8601 UTC timestamp."`
-	UpdatedAt   string         `json:"updated_at" jsonschema:"ISO-8601 UTC timestamp."`
+	Phase       string         `json:"phase" jsonschema:"Pipeline phase: research, architecture, grooming or ready (an issue without a phase:* label is ready)."`
+	// The contract and settings the issue's agents work under.
+	PhaseContract      *contractView        `json:"phase_contract,omitempty" jsonschema:"The contract of the issue's phase: the artifact to write and its required sections."`
+	PhaseContractError string               `json:"phase_contract_error,omitempty" jsonschema:"Why the phase's contract file cannot be used, when it cannot."`
+	ProjectConfig      *pipeline.ConfigView `json:"project_config" jsonschema:"The project's settings: quality gates to pass, sensitive paths, risk thresholds, worker and judge instructions."`
+	PullRequest        *prView              `json:"pull_request,omitempty" jsonschema:"The issue's latest PR record, if it has one: after a rejection, what to fix."`
+	CreatedAt          string               `json:"created_at" jsonschema:"ISO-8601 UTC timestamp."`
+	UpdatedAt          string               `json:"updated_at" jsonschema:"ISO-8601 UTC timestamp."`
 }
 
 // GetIssue is get_issue.
@@ -93,6 +104,9 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 		for _, f := range fs {
 			out.Findings = append(out.Findings, viewFinding(f))
 		}
+		if err := markFindings(ctx, c, it.ID, out.Findings); err != nil {
+			return out, err
+		}
 		ls, err := c.Tx.Learnings(ctx, it.ID)
 		if err != nil {
 			return out, err
@@ -101,6 +115,9 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 		for _, l := range ls {
 			out.Learnings = append(out.Learnings, viewLearning(l))
 		}
+		if out.Phase, out.PhaseContract, out.PhaseContractError, out.ProjectConfig, err = phaseOf(ctx, c, it); err != nil {
+			return out, err
+		}
 		cs, err := c.Tx.Comments(ctx, it.ID)
 		if err != nil {
 			return out, err
@@ -108,6 +125,9 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 		out.Comments = make([]commentView, 0, len(cs))
 		for _, cm := range cs {
 			out.Comments = append(out.Comments, commentView{ID: cm.ID, Content: cm.Body, CreatedBy: cm.CreatedBy, CreatedAt: baton.Timestamp(cm.CreatedAt)})
+		}
+		if out.PullRequest, err = latestPR(ctx, c, it.ID); err != nil {
+			return out, err
 		}
 		return out, nil
 	},
@@ -122,4 +142,37 @@ func viewLearning(l *baton.Learning) learningView {
 	return learningView{ID: l.ID, Pattern: l.Pattern, Context: l.Context, AppliesTo: nonNil(l.AppliesTo),
 		LearningType: l.Type, QualityScore: l.QualityScore, Verified: l.Verified, CreatedBy: l.CreatedBy,
 		CreatedAt: baton.Timestamp(l.CreatedAt)}
+}
+
+// prView is an issue's latest PR as get_issue shows it (Symphony's issue
+// API embeds the PR with its risk score).
+type prView struct {
+	ID              string   `json:"id" jsonschema:"PR record id."`
+	Status          string   `json:"status" jsonschema:"open, approved, rejected, superseded or merged."`
+	BranchName      string   `json:"branch_name" jsonschema:"Source branch."`
+	BaseBranch      string   `json:"base_branch" jsonschema:"Target branch."`
+	RiskLevel       string   `json:"risk_level" jsonschema:"low, medium or high."`
+	RiskReasons     []string `json:"risk_reasons" jsonschema:"Why the PR has its risk level."`
+	FailedGates     []string `json:"failed_gates" jsonschema:"Labels of gates that did not pass."`
+	Reason          string   `json:"reason,omitempty" jsonschema:"The reviewer's reason."`
+	FixInstructions string   `json:"fix_instructions,omitempty" jsonschema:"What the reviewer asks to fix (after a rejection)."`
+	ReviewedBy      string   `json:"reviewed_by,omitempty" jsonschema:"Who reviewed it."`
+	CreatedAt       string   `json:"created_at" jsonschema:"ISO-8601 UTC timestamp."`
+}
+
+func latestPR(ctx context.Context, c *tool.Call, itemID string) (*prView, error) {
+	ps, err := c.Tx.PRs(ctx, baton.PRFilter{ItemID: itemID, Limit: 1})
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	p := ps[0]
+	v := &prView{ID: p.ID, Status: string(p.Status), BranchName: p.BranchName, BaseBranch: p.BaseBranch,
+		RiskLevel: p.Risk.Level, RiskReasons: nonNil(p.Risk.Reasons), FailedGates: []string{}, Reason: p.Reason,
+		FixInstructions: p.FixInstructions, ReviewedBy: p.ReviewedBy, CreatedAt: baton.Timestamp(p.CreatedAt)}
+	for _, g := range p.Gates {
+		if !g.Passed() {
+			v.FailedGates = append(v.FailedGates, g.Label)
+		}
+	}
+	return v, nil
 }

@@ -181,7 +181,7 @@ func TestCrossVocabulary(t *testing.T) {
 				got["description"] != "desc" || got["project"] != "colibri" || got["created_by"] != "agent-alice" {
 				t.Errorf("task_get(%s) = %v, want priority %s status backlog", id, got, names[p])
 			}
-			equal(t, "labels", strs(t, got, "labels"), []string{"a", "b"})
+			equal(t, "labels", strs(t, got, "labels"), []string{"a", "b", "phase:ready"})
 		}
 		// The default priority is 3, normal.
 		if got := taskGet(k, issue(k, nil)); got["priority"] != "normal" {

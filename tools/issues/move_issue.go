@@ -17,7 +17,7 @@ import (
 
 // Phases is the default phase pipeline; a phase label outside it is reset
 // to the first phase when an issue moves.
-var Phases = []string{"research", "architecture", "grooming", "ready"}
+var Phases = baton.PhaseNames()
 
 type moveIn struct {
 	IssueID         string `json:"issue_id,omitempty" jsonschema:"Issue to move; defaults to the issue this session is bound to."`

@@ -119,10 +119,11 @@ func TestMoveIssueLabels(t *testing.T) {
 		{"every pipeline phase kept", []string{"phase:grooming"}, nil,
 			[]string{"phase:grooming", "moved-from:COL-1"}},
 		{"ready kept", []string{"phase:ready"}, nil, []string{"phase:ready", "moved-from:COL-1"}},
-		{"reset does not duplicate", []string{"phase:research", "phase:custom"}, nil,
-			[]string{"phase:research", "moved-from:COL-1"}},
-		{"cross-project only", []string{"cross-project"}, nil, []string{"cross-project", "moved-from:COL-1"}},
-		{"multi-repo only", []string{"multi-repo"}, nil, []string{"multi-repo", "moved-from:COL-1"}},
+		{"reset in place", []string{"ui", "phase:custom", "api"}, nil,
+			[]string{"ui", "phase:research", "api", "moved-from:COL-1"}},
+		// create_issue gives an issue filed by hand phase:ready.
+		{"cross-project", []string{"cross-project"}, nil, []string{"cross-project", "phase:ready", "moved-from:COL-1"}},
+		{"multi-repo", []string{"multi-repo"}, nil, []string{"multi-repo", "phase:ready", "moved-from:COL-1"}},
 		{"skip per artifact", []string{"phase:grooming"}, []string{"research.md", "grooming.md", "design.md"},
 			[]string{"phase:grooming", "moved-from:COL-1", "skip:research", "skip:grooming"}},
 		{"no skip for other files", []string{"phase:research"}, []string{"research.txt", "sub/architecture.md"},
@@ -172,7 +173,9 @@ func TestMoveIssueRefusals(t *testing.T) {
 		{"done", "done", []string{"phase:ready"}, "other", baton.ErrInvalidTransition},
 		{"cancelled", "cancelled", []string{"phase:research"}, "other", baton.ErrInvalidTransition},
 		{"done without labels", "done", []string{}, "other", baton.ErrInvalidTransition},
-		{"no labels", "todo", []string{}, "other", baton.ErrInvalidInput},
+		// Symphony's issues always carry a phase label; a Colibri task
+		// need not, and without one or a cross-project label it stays.
+		{"no labels", "todo", nil, "other", baton.ErrInvalidInput},
 		{"unrelated labels", "in_progress", []string{"backend", "skip:research", "phases"}, "other", baton.ErrInvalidInput},
 		{"unknown target", "todo", []string{"phase:research"}, "nope", baton.ErrProjectNotFound},
 		{"same project", "todo", []string{"phase:research"}, "colibri", baton.ErrInvalidInput},
@@ -181,7 +184,17 @@ func TestMoveIssueRefusals(t *testing.T) {
 			t.Parallel()
 			k := testkit.New(t)
 			k.AddProject("other", "OTH")
-			id := issueIn(k, tc.status, map[string]any{"project": "colibri", "labels": tc.labels})
+			var id string
+			if tc.code == baton.ErrInvalidInput && tc.target == "other" {
+				args := map[string]any{"project": "colibri", "title": "task"}
+				if tc.labels != nil {
+					args["labels"] = tc.labels
+				}
+				id = k.OK("task_create", args)["task_id"].(string)
+				drive(k, id, tc.status)
+			} else {
+				id = issueIn(k, tc.status, map[string]any{"project": "colibri", "labels": tc.labels})
+			}
 			artifacts(k, id, map[string]string{"research.md": "# R"})
 			before := getIssue(k, id)
 			e := fail(k, "move_issue", map[string]any{"issue_id": id, "target_project_id": tc.target, "reason": "r"}, tc.code)

@@ -93,6 +93,9 @@ func holdReason(r baton.Readiness) string {
 		}
 		parts = append(parts, reason)
 	}
+	if p := r.Item.Phase(); p.PreReady() {
+		parts = append(parts, fmt.Sprintf("in phase %s: not released to workers until its phase pipeline reaches ready", p))
+	}
 	if len(r.WaitingOn) > 0 {
 		parts = append(parts, fmt.Sprintf("waiting on %d unfinished dependencies: %s", len(r.WaitingOn), strings.Join(r.WaitingOn, ", ")))
 	}

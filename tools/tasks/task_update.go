@@ -15,7 +15,7 @@ type updateIn struct {
 	Description   *string   `json:"description,omitempty" jsonschema:"Replaces the full description."`
 	Priority      string    `json:"priority,omitempty" jsonschema:"New priority."`
 	Assignee      string    `json:"assignee,omitempty" jsonschema:"New assignee; unassigned clears it."`
-	Labels        *[]string `json:"labels,omitempty" jsonschema:"Replaces all labels."`
+	Labels        *[]string `json:"labels,omitempty" jsonschema:"Replaces all labels; a phase:* label is kept when left out (only the orchestrator advances phases)."`
 	BlockedReason string    `json:"blocked_reason,omitempty" jsonschema:"Why the task is blocked; required when status is blocked."`
 }
 
@@ -100,7 +100,13 @@ var Update = tool.New(tool.Definition[updateIn, updateOut]{
 			it.Assignee = assigneeValue(in.Assignee)
 		}
 		if in.Labels != nil {
-			it.Labels = *in.Labels
+			// The phase label is the orchestrator's to advance: replacing
+			// the labels keeps it, and naming another phase is refused.
+			labels, err := baton.KeepPhase(it.ID, it.Labels, *in.Labels)
+			if err != nil {
+				return updateOut{}, err
+			}
+			it.Labels = labels
 		}
 		if it.Progress == 100 && it.Status != baton.StatusDone {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("Progress set to 100%% but status != 'done' (status is %s)", it.Status))

@@ -1,0 +1,117 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/baton-dev/baton"
+)
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// promote copies an approved artifact (artifact, under root) to promoteTo
+// in the project's docs tree: under the project's root, or under root for
+// a project without one. The copy is written whole (a temporary file
+// renamed into place) and undone if the tick's transaction does not
+// commit: the file it replaced comes back, or the new file and the folders
+// made for it go. It returns promoteTo as written, relative to the root.
+func (a *apply) promote(root, artifact, promoteTo string) (string, error) {
+	base := a.proj.Root
+	if base == "" {
+		base = root
+	}
+	rel := path.Clean(promoteTo)
+	if path.IsAbs(rel) || !strings.HasPrefix(rel, "docs/") {
+		return "", baton.Errorf(baton.ErrInvalidInput, "promote_to %q is not inside docs/", promoteTo)
+	}
+	src := filepath.Join(root, filepath.FromSlash(artifact))
+	dst := filepath.Join(base, filepath.FromSlash(rel))
+	failed := func(err error) error {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the server's paths stay out of messages
+		}
+		return baton.Errorf(baton.ErrInternal, "promoting %s to %s failed: %v", artifact, rel, err).
+			WithHint("nothing was changed; the next tick tries again")
+	}
+	content, err := os.ReadFile(src)
+	if err != nil {
+		return "", failed(err)
+	}
+	// The folders that do not exist yet, from the top one down: made now,
+	// removed by the undo.
+	top := ""
+	for d := filepath.Dir(dst); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) || d == filepath.Clean(base) {
+			break
+		}
+		top = d
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", failed(err)
+	}
+	if err := insideReal(base, filepath.Dir(dst)); err != nil {
+		if top != "" {
+			os.RemoveAll(top)
+		}
+		return "", baton.Errorf(baton.ErrInvalidInput, "promote_to %s leads outside the project", rel)
+	}
+	old, oldErr := os.ReadFile(dst)
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".promote-*")
+	if err == nil {
+		_, err = tmp.Write(content)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), dst)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}
+	if err != nil {
+		if top != "" {
+			os.RemoveAll(top)
+		}
+		return "", failed(err)
+	}
+	prev := a.undo
+	a.undo = func() {
+		switch {
+		case oldErr == nil:
+			_ = os.WriteFile(dst, old, 0o644)
+		case top != "":
+			os.RemoveAll(top)
+		default:
+			os.Remove(dst)
+		}
+		if prev != nil {
+			prev()
+		}
+	}
+	return rel, nil
+}
+
+// insideReal reports an error when dir, symbolic links resolved, is not
+// inside base.
+func insideReal(base, dir string) error {
+	rb, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return err
+	}
+	rd, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	r, err := filepath.Rel(rb, rd)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return errors.New("outside")
+	}
+	return nil
+}
