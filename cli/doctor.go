@@ -85,11 +85,15 @@ func (a *App) doctorCmd() *cobra.Command {
 	return cmd
 }
 
-// diagnose runs every check. It opens the store only once the file has
-// been read as it is, so the schema version reported is the file's own.
+// diagnose runs every check, changing nothing: the database is read as it
+// is (SQLite read-only, PostgreSQL through Inspect), and the store, which
+// would migrate an older schema and set WAL, is opened for the claims
+// check only when the schema is already the newest and in WAL.
 func (a *App) diagnose(ctx context.Context) Diagnosis {
 	loc := a.location()
 	d := Diagnosis{Database: loc}
+	d.Database.Path = redactURL(loc.Path) // never a password in --json
+	current := false                      // the schema is the newest: opening it changes nothing
 	add := func(ch Check) { d.Checks = append(d.Checks, ch) }
 	isPG := postgres.IsURL(loc.Path)
 	if !loc.Exists {
@@ -103,15 +107,21 @@ func (a *App) diagnose(ctx context.Context) Diagnosis {
 	latest, _ := sqlite.LatestVersion()
 	switch {
 	case isPG:
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		s, err := postgres.Open(ctx, loc.Path, postgres.Options{})
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		f, err := postgres.Inspect(ictx, loc.Path)
 		cancel()
-		if err != nil {
+		switch {
+		case err != nil:
 			add(Check{Name: "postgresql", Status: checkProblem, Detail: "does not answer: " + baton.AsError(err).Message,
 				Fix: "check that the server runs and the URL (host, port, user, database) is right"})
-		} else {
-			add(Check{Name: "postgresql", Status: checkOK, Detail: "answers; schema version " + fmt.Sprint(s.Info(ctx).SchemaVersion)})
-			a.store = s
+		case f.SchemaVersion > f.Latest:
+			add(Check{Name: "postgresql", Status: checkProblem, Detail: fmt.Sprintf("answers; schema version %d, newer than this baton's %d", f.SchemaVersion, f.Latest),
+				Fix: "upgrade this baton binary: an older one must not write a newer schema"})
+		case f.SchemaVersion < f.Latest:
+			add(Check{Name: "postgresql", Status: checkWarn, Detail: fmt.Sprintf("answers; schema version %d; `baton migrate` (or the next start) brings it to %d", f.SchemaVersion, f.Latest)})
+		default:
+			add(Check{Name: "postgresql", Status: checkOK, Detail: fmt.Sprintf("answers; schema version %d, the newest", f.SchemaVersion)})
+			current = true
 		}
 	case loc.Exists:
 		facts, err := sqlite.Inspect(ctx, loc.Path)
@@ -129,7 +139,9 @@ func (a *App) diagnose(ctx context.Context) Diagnosis {
 		default:
 			add(Check{Name: "schema", Status: checkOK, Detail: fmt.Sprintf("version %d, the newest", facts.SchemaVersion)})
 		}
-		if strings.EqualFold(facts.JournalMode, "wal") || facts.SchemaVersion < latest {
+		wal := strings.EqualFold(facts.JournalMode, "wal")
+		current = wal && facts.SchemaVersion == latest
+		if wal || facts.SchemaVersion < latest {
 			add(Check{Name: "wal", Status: checkOK, Detail: "journal mode " + facts.JournalMode})
 		} else {
 			add(Check{Name: "wal", Status: checkProblem, Detail: "journal mode " + facts.JournalMode + ", not wal: readers and the writer block each other",
@@ -152,8 +164,11 @@ func (a *App) diagnose(ctx context.Context) Diagnosis {
 	if loc.Exists && !isPG {
 		add(Check{Name: "postgresql", Status: checkOK, Detail: "not used (SQLite)"})
 	}
-	if loc.Exists && (a.store != nil || !isPG) {
+	switch {
+	case loc.Exists && current:
 		add(a.staleClaims(ctx))
+	case loc.Exists:
+		add(Check{Name: "claims", Status: checkWarn, Detail: "not checked: reading claims needs the newest schema, and doctor changes nothing"})
 	}
 	for _, ch := range a.clientChecks(loc) {
 		add(ch)
@@ -235,7 +250,7 @@ func (a *App) clientChecks(loc Location) []Check {
 			case db == "":
 				ch.Detail = fmt.Sprintf("%s: server %q finds its database from where the client starts it", file, name)
 			case !samePath(db, loc.Path):
-				ch.Status, ch.Detail = checkProblem, fmt.Sprintf("%s: server %q uses %s, not %s", file, name, db, loc.Path)
+				ch.Status, ch.Detail = checkProblem, fmt.Sprintf("%s: server %q uses %s, not %s", file, name, redactURL(db), redactURL(loc.Path))
 				ch.Fix = "run `baton setup " + cl.name + "` here to point it at this database"
 			}
 			out = append(out, ch)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
@@ -94,6 +95,12 @@ func (a *App) setupCmd() *cobra.Command {
 			loc := a.location()
 			if !loc.Exists {
 				return a.fail(loc.missing())
+			}
+			if redactURL(loc.Path) != loc.Path {
+				// Client files are often committed: a password must not
+				// land in one.
+				return usageError("the database URL holds a password, which setup will not write into %s's configuration: "+
+					"give it to the client another way (PGPASSWORD or ~/.pgpass for the user running it) and run setup with --db URL-without-password", cl.name)
 			}
 			bin, err := os.Executable()
 			if err != nil {
@@ -298,6 +305,10 @@ func mergeJSONServer(old []byte, key, name string, entry map[string]any) ([]byte
 // config.toml (with its sub-tables), or appends one, leaving every other
 // line of the file as it was.
 func mergeTOMLServer(old []byte, name, bin string, args []string) ([]byte, error) {
+	var before map[string]any
+	if _, err := toml.Decode(string(old), &before); err != nil {
+		return nil, fmt.Errorf("not valid TOML: %v", err)
+	}
 	header := "[mcp_servers." + tomlKey(name) + "]"
 	var b strings.Builder
 	b.WriteString(header + "\n")
@@ -313,15 +324,13 @@ func mergeTOMLServer(old []byte, name, bin string, args []string) ([]byte, error
 	var out strings.Builder
 	inside, replaced := false, false
 	for _, line := range lines {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "[") {
-			sub := strings.TrimSuffix(header, "]") + "."
+		if path, ok := tableHeader(line); ok {
 			switch {
-			case trimmed == header:
+			case len(path) == 2 && path[0] == "mcp_servers" && path[1] == name && !replaced:
 				inside, replaced = true, true
 				out.WriteString(table)
 				continue
-			case inside && strings.HasPrefix(trimmed, sub):
+			case inside && len(path) > 2 && path[0] == "mcp_servers" && path[1] == name:
 				continue // a sub-table of ours (env): replaced with the rest
 			default:
 				inside = false
@@ -341,7 +350,44 @@ func mergeTOMLServer(old []byte, name, bin string, args []string) ([]byte, error
 		}
 		s += table
 	}
+	var after map[string]any
+	if _, err := toml.Decode(s, &after); err != nil {
+		// Never write a file the client could not read.
+		return nil, fmt.Errorf("merging would make it invalid TOML (%v)", err)
+	}
 	return []byte(s), nil
+}
+
+// tableHeader reads a TOML table header line, `[a."b".c]  # comment`, into
+// its key path; array-of-tables headers ([[x]]) and other lines are not.
+func tableHeader(line string) ([]string, bool) {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "[") || strings.HasPrefix(t, "[[") {
+		return nil, false
+	}
+	var path []string
+	var cur strings.Builder
+	quote := rune(0)
+	for i, r := range t[1:] {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '.':
+			path = append(path, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		case r == ']':
+			path = append(path, strings.TrimSpace(cur.String()))
+			rest := strings.TrimSpace(t[1+i+1:])
+			return path, rest == "" || strings.HasPrefix(rest, "#")
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	return nil, false
 }
 
 // tomlKey writes a bare key when it can, else a quoted one.

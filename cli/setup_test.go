@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	_ "modernc.org/sqlite"
 )
 
 // initRepo makes a git repository with a baton database at its top and
@@ -244,5 +247,100 @@ func TestProjectFromEnvironment(t *testing.T) {
 	delete(env, "BATON_PROJECT")
 	if r := baton(t, env, "--project", "shop", "issues", "create_issue", "--title", "y", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"SHOP-2"`) {
 		t.Fatalf("create_issue with --project = %+v", r)
+	}
+}
+
+// TestSetupCodexHeaders: a [mcp_servers.baton] table written by hand with
+// a comment, spaces or a quoted key is replaced, never duplicated; a file
+// that is not TOML is refused and left as it was.
+func TestSetupCodexHeaders(t *testing.T) {
+	initRepo(t)
+	for name, existing := range map[string]string{
+		"comment": "[mcp_servers.baton] # added by hand\ncommand = \"old\"\n",
+		"spaces":  "[ mcp_servers . baton ]\ncommand = \"old\"\n[mcp_servers.baton.env]\nX = \"1\"\n",
+		"quoted":  "model = \"o3\"\n[mcp_servers.\"baton\"]\ncommand = \"old\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			file := filepath.Join(home, "config.toml")
+			if err := os.WriteFile(file, []byte(existing), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if r := baton(t, map[string]string{"CODEX_HOME": home}, "setup", "codex"); r.code != 0 {
+				t.Fatalf("setup codex = %+v", r)
+			}
+			got, _ := os.ReadFile(file)
+			var cfg struct {
+				MCPServers map[string]struct{ Command string } `toml:"mcp_servers"`
+			}
+			if _, err := toml.Decode(string(got), &cfg); err != nil || cfg.MCPServers["baton"].Command == "old" || strings.Count(string(got), "mcp_servers") != 1 {
+				t.Fatalf("config.toml after setup (%v):\n%s", err, got)
+			}
+		})
+	}
+	home := t.TempDir()
+	file := filepath.Join(home, "config.toml")
+	broken := "model = \n[mcp_servers\n"
+	if err := os.WriteFile(file, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := baton(t, map[string]string{"CODEX_HOME": home}, "setup", "codex"); r.code == 0 || !strings.Contains(r.stderr, "not valid TOML") {
+		t.Fatalf("setup codex on a broken file = %+v", r)
+	}
+	if got, _ := os.ReadFile(file); string(got) != broken {
+		t.Fatalf("setup changed a file it refused:\n%s", got)
+	}
+}
+
+// TestNoPasswordLeaves: a PostgreSQL password is never printed by doctor
+// (text or --json) and never written into a client's file by setup.
+func TestNoPasswordLeaves(t *testing.T) {
+	repo, _ := initRepo(t)
+	url := "postgres://bob:s3cret@127.0.0.1:1/x?sslmode=disable"
+	for _, args := range [][]string{{"--db", url, "doctor"}, {"--db", url, "doctor", "--json"}} {
+		r := baton(t, nil, args...)
+		if r.code == 0 || strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Fatalf("%v = %+v", args, r)
+		}
+	}
+	r := baton(t, nil, "--db", url, "setup", "claude-code")
+	if r.code != 2 || strings.Contains(r.stdout+r.stderr, "s3cret") {
+		t.Fatalf("setup with a password in the URL = %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".mcp.json")); !os.IsNotExist(err) {
+		t.Fatal("setup wrote a client file for a URL with a password")
+	}
+}
+
+// TestDoctorChangesNothing: doctor on an older schema, or a file not in
+// WAL, reports it and leaves the file exactly as it was.
+func TestDoctorChangesNothing(t *testing.T) {
+	_, db := initRepo(t)
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var version int64
+	if err := conn.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{"PRAGMA journal_mode=DELETE", fmt.Sprintf("PRAGMA user_version=%d", version-1)} {
+		if _, err := conn.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close()
+	r := baton(t, nil, "doctor", "--json")
+	if !strings.Contains(r.stdout, "migrates it to") || !strings.Contains(r.stdout, "not checked") {
+		t.Fatalf("doctor on an older schema = %+v", r)
+	}
+	conn, _ = sql.Open("sqlite", db)
+	defer conn.Close()
+	var after int64
+	var mode string
+	_ = conn.QueryRow("PRAGMA user_version").Scan(&after)
+	_ = conn.QueryRow("PRAGMA journal_mode").Scan(&mode)
+	if after != version-1 || mode != "delete" {
+		t.Fatalf("doctor changed the file: user_version %d (was %d), journal mode %s", after, version-1, mode)
 	}
 }
