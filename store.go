@@ -42,6 +42,7 @@ type Tx interface {
 	ProjectConfigTx
 	PRTx
 	PhaseTx
+	KnowledgeTx
 }
 
 // ProjectTx reads and writes projects.

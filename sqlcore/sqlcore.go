@@ -47,6 +47,11 @@ type Dialect interface {
 	// EventAppended runs after AppendEvent stored e, in the same
 	// transaction: PostgreSQL notifies the other replicas there.
 	EventAppended(ctx context.Context, e *baton.Event) error
+	// ChunkMatches is a query of (rid, score) over document_chunks: the
+	// chunks whose indexed text holds any of words (lower-case letters and
+	// digits), score lower for a better match (FTS5's bm25 on SQLite,
+	// ts_rank negated on PostgreSQL), with its arguments.
+	ChunkMatches(words []string) (string, []any)
 }
 
 // Tx holds one store transaction and implements the parts of baton.Tx

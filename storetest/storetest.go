@@ -148,6 +148,7 @@ var groups = []struct {
 	{"Phases", phaseCases},
 	{"PRs", prCases},
 	{"PhaseMarks", phaseMarkCases},
+	{"Knowledge", knowledgeCases},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit
