@@ -252,9 +252,10 @@ func tokenAndID(t *testing.T, db string, args ...string) (token, id string) {
 
 // TestPoint13RevokedTokenEndsItsSessions: `baton agent revoke TOKEN_ID`
 // (another process) ends what the token holds open on a running server,
-// the session (older protocols) or the subscriptions/listen stream
-// (2026-07-28), so it hears nothing more, while the session of the same
-// agent's other token goes on and hears the next changes.
+// the session (older protocols), the subscriptions/listen stream
+// (2026-07-28) and the HTTP+SSE session at /sse, so it hears nothing
+// more, while the session of the same agent's other token goes on and
+// hears the next changes.
 func TestPoint13RevokedTokenEndsItsSessions(t *testing.T) {
 	for _, version := range []string{"2025-11-25", ""} {
 		name := version
@@ -271,13 +272,24 @@ func TestPoint13RevokedTokenEndsItsSessions(t *testing.T) {
 					HTTPClient: &http.Client{Transport: bearer{token}}}, version)
 			}
 			old, fresh := session(oldToken), session(newToken)
-			for _, l := range []*sdkListener{old, fresh} {
+			oldSSE := listenVersion(t, &mcp.SSEClientTransport{Endpoint: srv.url + "/sse",
+				HTTPClient: &http.Client{Transport: bearer{oldToken}}}, "")
+			sseEnded := make(chan struct{})
+			go func() { _ = oldSSE.cs.Wait(); close(sseEnded) }()
+			for _, l := range []*sdkListener{old, fresh, oldSSE} {
 				if !slices.Contains(l.tools(t), "add_finding") {
 					t.Fatal("a worker session does not list add_finding")
 				}
 			}
 			if out, code := cliRun(t, "--db", db, "agent", "revoke", oldID); code != 0 {
 				t.Fatalf("revoke: %d %s", code, out)
+			}
+			// Not a measure of speed: an /sse session nobody ends lasts
+			// until the 30-minute idle timeout.
+			select {
+			case <-sseEnded:
+			case <-time.After(20 * time.Second):
+				t.Error("the revoked token's /sse session is still open")
 			}
 			for _, cmd := range []string{"disallow", "allow"} {
 				if out, code := cliRun(t, "--db", db, "profile", cmd, "worker", "add_finding"); code != 0 {
@@ -290,6 +302,9 @@ func TestPoint13RevokedTokenEndsItsSessions(t *testing.T) {
 			// stream would have got has come by now.
 			if n := old.n.Load(); n != 0 {
 				t.Errorf("the revoked token's session got %d list_changed after the revocation", n)
+			}
+			if n := oldSSE.n.Load(); n != 0 {
+				t.Errorf("the revoked token's /sse session got %d list_changed after the revocation", n)
 			}
 			if n := fresh.n.Load(); n != 2 {
 				t.Errorf("the other token's session got %d list_changed, want 2", n)

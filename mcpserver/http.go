@@ -97,6 +97,10 @@ func (f *Factory) Handler(opts HTTPOptions) http.Handler {
 	if h.maxBody <= 0 {
 		h.maxBody = defaultMaxBody
 	}
+	// A revoked token's /sse sessions end through the tracker (endRevoked).
+	f.mu.Lock()
+	f.trackers = append(f.trackers, h.tr)
+	f.mu.Unlock()
 	replay := opts.ReplayBytes
 	if replay <= 0 {
 		replay = DefaultReplayBytes
@@ -180,7 +184,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		tooMany(w, r, c, "sessions", h.tr.maxSessions, wait, "--max-sessions-per-token")
 		return
 	}
-	rec := &sessionRecorder{ResponseWriter: w, record: func(id string) { h.tr.commitSession(c.key, id, nil) }}
+	rec := &sessionRecorder{ResponseWriter: w, record: func(id string) { h.tr.commitSession(c.key, c.tokenID, id, nil) }}
 	h.stateful.ServeHTTP(rec, r)
 	sid = rec.id()
 	if sid == "" {

@@ -39,9 +39,13 @@ type tracker struct {
 }
 
 type trackedSession struct {
-	key  string
-	seen time.Time
-	// timer ends an idle /sse session; the SDK ends idle /mcp ones.
+	key   string
+	token string // the id of the token that opened it; "" without tokens
+	seen  time.Time
+	// end ends the session at once (an /sse session's GET); nil for /mcp
+	// sessions, which the SDK ends. timer calls it when the session is
+	// idle.
+	end   func()
 	timer *time.Timer
 }
 
@@ -104,19 +108,41 @@ func (t *tracker) cancelSession(key string) {
 	t.forget(key, h)
 }
 
-// commitSession records the id of the session a reserved slot went to.
-// expire, if not nil, ends the session after the idle timeout without use.
-func (t *tracker) commitSession(key, sid string, expire func()) {
+// commitSession records the id of the session a reserved slot went to
+// and the token (by id) it was opened with. end, if not nil, ends the
+// session: after the idle timeout without use, or when its token is
+// revoked (endTokens).
+func (t *tracker) commitSession(key, token, sid string, end func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sessions == nil {
 		t.sessions = map[string]*trackedSession{}
 	}
-	s := &trackedSession{key: key, seen: time.Now()}
-	if expire != nil {
-		s.timer = time.AfterFunc(t.idle, expire)
+	s := &trackedSession{key: key, token: token, seen: time.Now(), end: end}
+	if end != nil {
+		s.timer = time.AfterFunc(t.idle, end)
 	}
 	t.sessions[sid] = s
+}
+
+// endTokens ends the sessions with an end func (those of /sse) opened with
+// one of the tokens ids, and reports how many it ended. Their slots come
+// back as their GETs return. The SDK tells an /sse session nothing of its
+// request headers, so these sessions are found here rather than by bearer
+// hash (listchanged.go).
+func (t *tracker) endTokens(ids map[string]bool) int {
+	t.mu.Lock()
+	var end []func()
+	for _, s := range t.sessions {
+		if s.end != nil && s.token != "" && ids[s.token] {
+			end = append(end, s.end)
+		}
+	}
+	t.mu.Unlock()
+	for _, e := range end {
+		e()
+	}
+	return len(end)
 }
 
 // endSession gives back the slot of a session that ended.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/baton-dev/baton"
@@ -167,16 +168,20 @@ func (f *Factory) noteBearer(ss *mcp.ServerSession, extra *mcp.RequestExtra) {
 }
 
 // endRevoked closes the sessions whose token is revoked, when evs revoke
-// tokens.
+// tokens: Streamable HTTP sessions and listen streams by the bearer they
+// came with, /sse sessions (whose requests the SDK does not show the
+// middleware) by the token id their GET was admitted with.
 func (f *Factory) endRevoked(ctx context.Context, evs []*baton.Event) {
-	revoking := false
+	ids := map[string]bool{} // the revoked tokens, by id
 	for _, e := range evs {
 		var a events.Access
-		if e.Type == events.AccessChanged && json.Unmarshal(e.Data, &a) == nil && len(a.Tokens) > 0 {
-			revoking = true
+		if e.Type == events.AccessChanged && json.Unmarshal(e.Data, &a) == nil {
+			for _, id := range a.Tokens {
+				ids[id] = true
+			}
 		}
 	}
-	if !revoking {
+	if len(ids) == 0 {
 		return
 	}
 	revoked := map[string]bool{} // by hash
@@ -185,14 +190,13 @@ func (f *Factory) endRevoked(ctx context.Context, evs []*baton.Event) {
 		for _, t := range toks {
 			if !t.Active() {
 				revoked[t.Hash] = true
+				ids[t.ID] = true
 			}
 		}
 		return err
-	}); err != nil {
-		if f.Log != nil {
-			f.Log.Warn("revoked tokens", "error", err)
-		}
-		return
+	}); err != nil && f.Log != nil {
+		// The events' token ids still end the /sse sessions.
+		f.Log.Warn("revoked tokens", "error", err)
 	}
 	f.bearers.mu.Lock()
 	var end []*mcp.ServerSession
@@ -204,5 +208,11 @@ func (f *Factory) endRevoked(ctx context.Context, evs []*baton.Event) {
 	f.bearers.mu.Unlock()
 	for _, ss := range end {
 		_ = ss.Close()
+	}
+	f.mu.Lock()
+	trackers := slices.Clone(f.trackers)
+	f.mu.Unlock()
+	for _, tr := range trackers {
+		tr.endTokens(ids)
 	}
 }

@@ -39,6 +39,7 @@ type Factory struct {
 	servers  map[baton.Principal]*mcp.Server
 	offered  map[baton.Principal]*offered // the tools each server offers now
 	bearers  bearers                      // the token each HTTP session came with
+	trackers []*tracker                   // of the HTTP handlers: their /sse sessions by token
 	inflight sync.WaitGroup               // tool calls under way, drained on shutdown
 	presence presence
 	sessions map[*mcp.ServerSession]*tool.Session // scheduler caps per session

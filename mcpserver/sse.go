@@ -14,8 +14,8 @@ import (
 // for clients that predate Streamable HTTP: a GET opens a session and its
 // event stream, whose first event names the URL (/sse?sessionid=ID) the
 // client POSTs its messages to. The same tokens, caps and session
-// ownership apply as at /mcp; the session ends with its GET, or after the
-// session timeout without a POST.
+// ownership apply as at /mcp; the session ends with its GET, after the
+// session timeout without a POST, or when its token is revoked.
 func (h *httpHandler) serveSSE(w http.ResponseWriter, r *http.Request) {
 	c := callerOf(r)
 	switch r.Method {
@@ -32,7 +32,7 @@ func (h *httpHandler) serveSSE(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		rec := &endpointRecorder{ResponseWriter: w, record: func(sid string) { h.tr.commitSession(c.key, sid, cancel) }}
+		rec := &endpointRecorder{ResponseWriter: w, record: func(sid string) { h.tr.commitSession(c.key, c.tokenID, sid, cancel) }}
 		h.sse.ServeHTTP(rec, r.WithContext(ctx))
 		if sid := rec.id(); sid != "" {
 			h.tr.endSession(sid)
