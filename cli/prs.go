@@ -295,9 +295,10 @@ func (a *App) prGatesCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "gates ID [--timeout 10m]",
-		Short: "Run the project's gate commands in the PR's worktree and record the results",
-		Long: "gates runs each of the project's configured gates (configure_project, baton project configure) in the\n" +
-			"worktree of the PR's issue, one after another, each stopped at --timeout, and records its exit code and\n" +
+		Short: "Run the project's gate commands on the PR's commit and record the results",
+		Long: "gates runs each of the project's configured gates (configure_project, baton project configure) in a\n" +
+			"clean checkout of the PR's head commit (a temporary detached worktree of the issue's repository, removed\n" +
+			"afterwards), one after another, each stopped at --timeout, and records its exit code and\n" +
 			"the end of its output on the PR (replacing results reported for the same gate). A required gate that\n" +
 			"failed blocks approve_pr; the command then exits 1.",
 		Args: onePRID,
@@ -350,12 +351,13 @@ func (a *App) prGatesCmd() *cobra.Command {
 			}
 			// The gates run outside any transaction: they take minutes,
 			// and the store must not wait for them.
-			ran := review.RunGates(ctx, dir, cfg.Gates, timeout, func() time.Time { return now().UTC() })
-			var warnings []string
-			if len(ran) > 0 && ran[0].HeadSHA != "" && ran[0].HeadSHA != p.HeadSHA {
-				warnings = append(warnings, fmt.Sprintf("the worktree is at %s, the PR at %s: these results are of the worktree's commit",
-					short(ran[0].HeadSHA), short(p.HeadSHA)))
+			// They run in a clean checkout of the PR's commit, not the
+			// worktree as it is on disk (uncommitted edits, another branch).
+			ran, err := review.RunGatesAt(ctx, dir, p.HeadSHA, cfg.Gates, timeout, func() time.Time { return now().UTC() })
+			if err != nil {
+				return a.fail(err)
 			}
+			var warnings []string
 			who := a.human()
 			at := now().UTC()
 			err = s.Update(ctx, func(tx baton.Tx) error {

@@ -128,7 +128,8 @@ func TestPRsListAndShow(t *testing.T) {
 }
 
 // TestPRGatesRunForReal: `baton pr gates` runs the configured commands in
-// the issue's worktree, records exit code and output on the PR (replacing
+// a clean checkout of the PR's commit (a fix left uncommitted in the
+// worktree does not count), records exit code and output on the PR (replacing
 // the gate reported with the same label), logs the run and publishes
 // pr.gates_run; a failed required gate exits 1 and blocks approve_pr,
 // and once the gates pass approval goes through.
@@ -167,11 +168,22 @@ func TestPRGatesRunForReal(t *testing.T) {
 	if r := baton(t, env, "review", "approve_pr", "--issue-id", id); r.code != cli.ExitTool || !strings.Contains(r.stderr, "required gate Docs (exit 3) did not pass") {
 		t.Fatalf("approve with a failed gate = %+v", r)
 	}
-	// The fix lands in the worktree; the gates run again and pass.
+	// The fix lands in the worktree, uncommitted: the gates run on the
+	// PR's commit, so they still fail.
 	if err := os.WriteFile(filepath.Join(wt, "docs.md"), []byte("# docs\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = baton(t, env, "pr", "gates", "1", "--json", "--timeout", "1m")
+	if r := baton(t, env, "pr", "gates", "PR-1"); r.code != cli.ExitTool || !strings.Contains(r.stdout, "Docs: failed (exit 3)") {
+		t.Fatalf("gates with the fix uncommitted = %+v", r)
+	}
+	// Committed and in a new PR, the gates run again and pass.
+	gitIn(t, wt, "add", "docs.md")
+	gitIn(t, wt, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "docs")
+	if r := baton(t, env, "review", "reject_pr", "--issue-id", id, "--reason", "docs gate", "--fix-instructions", "add docs"); r.code != 0 {
+		t.Fatalf("reject_pr = %+v", r)
+	}
+	createPR(t, env, id)
+	r = baton(t, env, "pr", "gates", "2", "--json", "--timeout", "1m")
 	var ran struct {
 		Gates    []core.GateResult `json:"gate_results"`
 		Blocking []string          `json:"blocking_gates"`
@@ -182,20 +194,20 @@ func TestPRGatesRunForReal(t *testing.T) {
 	if r := baton(t, env, "review", "approve_pr", "--issue-id", id, "--reason", "gates pass"); r.code != 0 {
 		t.Fatalf("approve = %+v", r)
 	}
-	if r := baton(t, env, "pr", "gates", "PR-1"); r.code != cli.ExitTool || !strings.Contains(r.stderr, "PR-1 is approved: gates are run on an open PR") {
+	if r := baton(t, env, "pr", "gates", "PR-2"); r.code != cli.ExitTool || !strings.Contains(r.stderr, "PR-2 is approved: gates are run on an open PR") {
 		t.Fatalf("gates on an approved PR = %+v", r)
 	}
 	acts := actionsOf(t, env)
-	if n := len(slices.DeleteFunc(slices.Clone(acts), func(a string) bool { return a != "pr_gates "+id+" user" })); n != 2 {
-		t.Errorf("actions = %q, want two pr_gates", acts)
+	if n := len(slices.DeleteFunc(slices.Clone(acts), func(a string) bool { return a != "pr_gates "+id+" user" })); n != 3 {
+		t.Errorf("actions = %q, want three pr_gates", acts)
 	}
 	var types []string
-	for _, e := range eventsOf(t, env, "pr.", 4) {
+	for _, e := range eventsOf(t, env, "pr.", 7) {
 		if typ := e["type"].(string); strings.HasPrefix(typ, "pr.") {
 			types = append(types, typ)
 		}
 	}
-	if !slices.Equal(types, []string{"pr.created", "pr.gates_run", "pr.gates_run", "pr.approved"}) {
+	if !slices.Equal(types, []string{"pr.created", "pr.gates_run", "pr.gates_run", "pr.rejected", "pr.created", "pr.gates_run", "pr.approved"}) {
 		t.Errorf("events = %q", types)
 	}
 }

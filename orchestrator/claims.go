@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gitenv"
 	"github.com/baton-dev/baton/phases"
 	"github.com/baton-dev/baton/worktree"
 )
@@ -57,7 +58,9 @@ func ReadyTarget(ctx context.Context, p *baton.Project, it *baton.Item, projectP
 	if m, _, err := worktree.ReadMarker(projectPath); err == nil && m != nil && m.Branch != "" {
 		return &Target{Dir: projectPath, Branch: m.Branch, Base: baseOr(m.Base)}
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", projectPath, "symbolic-ref", "--quiet", "--short", "HEAD").Output()
+	cmd := exec.CommandContext(ctx, "git", "-C", projectPath, "symbolic-ref", "--quiet", "--short", "HEAD")
+	cmd.Env = gitenv.Env()
+	out, err := cmd.Output()
 	if err != nil {
 		return nil
 	}

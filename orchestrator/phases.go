@@ -378,7 +378,7 @@ func (a *apply) completion(prep *prepared) (*Transition, error) {
 	if phase == baton.PhaseReady {
 		return a.ready(prep)
 	}
-	if _, err := a.check(body); err != nil {
+	if _, _, err := a.check(body); err != nil {
 		return a.rework(phase, baton.AsError(err).Message, true)
 	}
 	if err := a.leave(); err != nil {
@@ -396,34 +396,35 @@ func (a *apply) completion(prep *prepared) (*Transition, error) {
 	return t, nil
 }
 
-// check validates a pre-ready claim again: the contract (from where the
-// claim said, else the project's) and the artifact, read under the first
-// of the claim's folder, the issue's worktree and the project root that
-// has it. It returns the folder the artifact was read under.
-func (a *apply) check(body *baton.PhaseCompletion) (string, error) {
+// check validates a pre-ready claim again: the contract (the project
+// root's, never the claimant's folder: a worker must not bring its own
+// contract to skip phases) and the artifact, read under the first of the
+// claim's folder, the issue's worktree and the project root that has it.
+// It returns the folder the artifact was read under and the contract.
+func (a *apply) check(body *baton.PhaseCompletion) (string, *phases.Spec, error) {
+	phase := baton.Phase(body.CompletedPhase)
+	spec, err := phases.Load(a.proj.Root, body.ContractsDir, phase)
+	if err != nil {
+		return "", nil, err
+	}
 	roots := artifactRoots(a.proj, a.it, body)
 	if len(roots) == 0 {
-		return "", baton.Errorf(baton.ErrNotFound, "artifact not found: neither the claim's project_path, the issue's worktree nor the project root is a folder here")
-	}
-	phase := baton.Phase(body.CompletedPhase)
-	spec, err := phases.Load(roots[0], body.ContractsDir, phase)
-	if err != nil {
-		return "", err
+		return "", nil, baton.Errorf(baton.ErrNotFound, "artifact not found: neither the claim's project_path, the issue's worktree nor the project root is a folder here")
 	}
 	for _, root := range roots {
 		err = CheckClaim(spec, a.it.ID, body, root)
 		switch {
 		case err == nil:
-			return root, nil
+			return root, spec, nil
 		case baton.ErrorCode(err) == baton.ErrNotFound:
 			continue // not in this folder: the next one
 		}
 		if be := baton.AsError(err); be.Details["constraint"] == "sha256" {
-			return "", baton.Errorf(be.Code, "artifact changed since the claim: %s", be.Message)
+			return "", nil, baton.Errorf(be.Code, "artifact changed since the claim: %s", be.Message)
 		}
-		return "", err
+		return "", nil, err
 	}
-	return "", baton.Errorf(baton.ErrNotFound, "artifact not found: %s exists neither in the claim's folder, the issue's worktree nor the project root", body.ArtifactPath)
+	return "", nil, baton.Errorf(baton.ErrNotFound, "artifact not found: %s exists neither in the claim's folder, the issue's worktree nor the project root", body.ArtifactPath)
 }
 
 // ready turns a ready claim into a PR record: the draft made outside the
@@ -539,17 +540,25 @@ func (a *apply) verdict() (*Transition, error) {
 // artifact when the claim asked for it.
 func (a *apply) advance(st *ClaimState, v *baton.PhaseVerdict) (*Transition, error) {
 	phase := baton.Phase(st.Body.CompletedPhase)
-	root, err := a.check(st.Body)
+	root, spec, err := a.check(st.Body)
 	if err != nil {
 		return a.rework(phase, "the artifact no longer passes since the judge approved it: "+baton.AsError(err).Message, true)
 	}
-	next := baton.Phase(st.Body.RecommendedNextPhase)
+	// The project root's contract decides where the issue goes (check
+	// made the claim's recommended_next_phase equal to it); the claim's own
+	// word is never trusted beyond that.
+	next := spec.NextPhase
 	if !next.Valid() || next.Index() <= phase.Index() {
 		next, _ = phase.Next()
 	}
 	promoted := ""
 	if st.Body.PromoteTo != nil && *st.Body.PromoteTo != "" {
 		if promoted, err = a.promote(root, st.Body.ArtifactPath, *st.Body.PromoteTo); err != nil {
+			if be := baton.AsError(err); be.Code != baton.ErrInternal {
+				// The agent's promote_to, not the artifact, is at fault:
+				// the phase is done again with another one.
+				return a.rework(phase, "the approved artifact cannot be promoted: "+be.Message, true)
+			}
 			return nil, err
 		}
 	}

@@ -148,7 +148,8 @@ func TestTickRejectsClaimsThatNoLongerHold(t *testing.T) {
 			}
 		}, "artifact not found"},
 		{"ContractVersionMovedOn", func(f *fixture, dir, id string) {
-			write(t, dir, "prompts/phases/research.md", "---\nversion: 2\ndispatch_profile: researcher\nartifact_path: research.md\n"+
+			// The project root's contract, the only one that counts.
+			write(t, f.repo, "prompts/phases/research.md", "---\nversion: 2\ndispatch_profile: researcher\nartifact_path: research.md\n"+
 				"required_sections: [Problem Statement, Recommendation]\nnext_phase: architecture\n---\n# Research v2\n")
 		}, "contract_version 1 does not match the research contract's version 2"},
 	} {
@@ -409,5 +410,49 @@ func TestRunTicksUntilItsContextEnds(t *testing.T) {
 	}
 	if it := f.item(id); it.Status != baton.StatusReview {
 		t.Errorf("Run did not process the claim: %s", describe(it))
+	}
+}
+
+// TestPoint6PromotionNeverOverwritesTheOperatorsFile: a promote_to that
+// names an existing file of the project is refused at the approval (the
+// file stays as it was, the issue goes back to rework with the reason);
+// a file the same issue promoted on an earlier approval is replaced.
+func TestPoint6PromotionNeverOverwritesTheOperatorsFile(t *testing.T) {
+	f := newFixture(t)
+	mine := "# The operator's own notes\n"
+	write(t, f.repo, "docs/notes.md", mine)
+	id, dir := f.issue(baton.PhaseResearch)
+	researcher, judge := f.agent("researcher-1", "researcher", id, dir), f.agent("judge-1", "judge", id, dir)
+	_, hash := f.claim(researcher, id, dir, baton.PhaseResearch, map[string]any{"promote_to": "docs/notes.md"})
+	f.once()
+	judge.OK("approve_phase", map[string]any{"phase": "research", "artifact_hash": hash})
+	f.once()
+	if b, _ := os.ReadFile(filepath.Join(f.repo, "docs", "notes.md")); string(b) != mine {
+		t.Fatalf("the operator's file was overwritten: %q", b)
+	}
+	it := f.item(id)
+	if it.Phase() != baton.PhaseResearch || !hasLabel(it, orchestrator.NeedsRevision) {
+		t.Fatalf("after the refused promotion: %s", describe(it))
+	}
+	if cs := f.comments(id); len(cs) == 0 || !strings.Contains(cs[len(cs)-1], "promote_to docs/notes.md exists already") {
+		t.Fatalf("comments %q do not say why", cs)
+	}
+	// Research promoted to a new path, then architecture to the same one.
+	_, hash = f.claim(researcher, id, dir, baton.PhaseResearch, map[string]any{"promote_to": "docs/design/pool.md"})
+	f.once()
+	judge.OK("approve_phase", map[string]any{"phase": "research", "artifact_hash": hash})
+	f.once()
+	if it := f.item(id); it.Phase() != baton.PhaseArchitecture {
+		t.Fatalf("research not approved: %s", describe(it))
+	}
+	_, hash = f.claim(f.agent("planner-1", "planner", id, dir), id, dir, baton.PhaseArchitecture, map[string]any{"promote_to": "docs/design/pool.md"})
+	f.once()
+	judge.OK("approve_phase", map[string]any{"phase": "architecture", "artifact_hash": hash})
+	f.once()
+	if b, _ := os.ReadFile(filepath.Join(f.repo, "docs", "design", "pool.md")); string(b) != artifacts[baton.PhaseArchitecture] {
+		t.Fatalf("the issue's own earlier promotion was not replaced: %q", b)
+	}
+	if it := f.item(id); it.Phase() != baton.PhaseGrooming {
+		t.Fatalf("architecture not approved: %s", describe(it))
 	}
 }

@@ -61,6 +61,23 @@ func (a *apply) promote(root, artifact, promoteTo string) (string, error) {
 		}
 		return "", baton.Errorf(baton.ErrInvalidInput, "promote_to %s leads outside the project", rel)
 	}
+	// The operator's files are never overwritten: promote_to is the
+	// agent's choice. Only a file this issue promoted there itself, on an
+	// earlier approval, may be replaced.
+	if _, err := os.Lstat(dst); err == nil {
+		again, err := a.promotedBefore(rel)
+		if err != nil {
+			return "", err
+		}
+		if !again {
+			if top != "" {
+				os.RemoveAll(top)
+			}
+			return "", baton.Errorf(baton.ErrConflict, "promote_to %s exists already in the project, and %s did not promote it there: it is not overwritten", rel, a.it.ID).
+				WithType("promote_exists").WithDetails("promote_to", rel).
+				WithHint("complete the phase again with a promote_to path that does not exist yet, or without promote_to")
+		}
+	}
 	old, oldErr := os.ReadFile(dst)
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".promote-*")
 	if err == nil {
@@ -96,6 +113,44 @@ func (a *apply) promote(root, artifact, promoteTo string) (string, error) {
 		}
 	}
 	return rel, nil
+}
+
+// promotedBefore reports whether an earlier approval of the issue
+// promoted an artifact to rel: a verdict the tick advanced on whose claim
+// named rel as promote_to.
+func (a *apply) promotedBefore(rel string) (bool, error) {
+	fs, err := a.tx.Findings(a.ctx, a.it.ID, 0)
+	if err != nil {
+		return false, err
+	}
+	marks, err := a.tx.PhaseMarks(a.ctx, a.it.ID)
+	if err != nil {
+		return false, err
+	}
+	advanced := map[string]bool{}
+	for _, m := range marks {
+		if m.Outcome == baton.OutcomeAdvanced {
+			advanced[m.FindingID] = true
+		}
+	}
+	for _, f := range fs {
+		if f.Category != baton.CategoryPhaseVerdict || !advanced[f.ID] {
+			continue
+		}
+		v, err := baton.VerdictOf(f)
+		if err != nil {
+			continue
+		}
+		for _, c := range fs {
+			if c.ID != v.ClaimID || c.Category != baton.CategoryPhaseCompletion {
+				continue
+			}
+			if body, err := baton.CompletionOf(c); err == nil && body.PromoteTo != nil && path.Clean(*body.PromoteTo) == rel {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // insideReal reports an error when dir, symbolic links resolved, is not

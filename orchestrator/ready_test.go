@@ -167,3 +167,21 @@ func TestTickRejectsAReadyClaimWithoutCommits(t *testing.T) {
 		t.Errorf("%d PRs for a branch without commits", n)
 	}
 }
+
+// TestPoint3TickRunsGatesOnThePRsCommit: the tick's gates run in a clean
+// checkout of the PR's head commit: a file left uncommitted in the
+// worktree is not there, and the commit tested is recorded.
+func TestPoint3TickRunsGatesOnThePRsCommit(t *testing.T) {
+	f := newFixture(t)
+	f.setGates(baton.Gate{Command: "test -f server/pool.go && test ! -e scratch.txt", Label: "Clean", Required: true})
+	id, dir := f.readyIssue()
+	pc := f.completeReady(id, dir)
+	write(t, dir, "scratch.txt", "left uncommitted\n")
+	if got := outcomes(f.once()); !slices.Equal(got, []string{pc + ":" + baton.OutcomePRCreated}) {
+		t.Fatalf("tick = %v, want the PR created with its gate passed", got)
+	}
+	pr := f.prs(id)[0]
+	if len(pr.Gates) != 1 || !pr.Gates[0].Passed() || pr.Gates[0].HeadSHA != pr.HeadSHA || pr.HeadSHA == "" {
+		t.Errorf("gates %+v on head %s, want the gate passed on the PR's commit", pr.Gates, pr.HeadSHA)
+	}
+}

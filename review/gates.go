@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -60,6 +62,51 @@ func RunGates(ctx context.Context, dir string, gates []baton.Gate, timeout time.
 		out = append(out, r)
 	}
 	return out
+}
+
+// RunGatesAt runs gates as RunGates does, in a clean checkout of commit
+// sha of the repository at dir, not in dir itself: the results are those
+// of the PR's commit, whatever is uncommitted or checked out in the
+// worktree. The checkout is a detached `git worktree add` in a temporary
+// folder, removed afterwards whatever happened (a gate's time limit, a
+// cancelled ctx, a failure). When no such checkout can be made nothing
+// runs and the error says why.
+func RunGatesAt(ctx context.Context, dir, sha string, gates []baton.Gate, timeout time.Duration, now func() time.Time) ([]baton.GateResult, error) {
+	if sha == "" {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "the PR records no head commit: its gates cannot run on a clean checkout").
+			WithType("gate_checkout_failed").WithHint("open a new PR of the branch (create_pr), then run its gates")
+	}
+	tmp, err := os.MkdirTemp("", "baton-gates-")
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInternal, "no temporary folder for the gates' checkout: %v", err)
+	}
+	co := filepath.Join(tmp, "checkout")
+	defer func() {
+		// Not ctx: the checkout goes even when the run was cancelled.
+		clean, cancel := context.WithTimeout(context.WithoutCancel(ctx), gitTimeout)
+		defer cancel()
+		_, _ = git(clean, dir, "worktree", "remove", "--force", co)
+		_ = os.RemoveAll(tmp)
+		_, _ = git(clean, dir, "worktree", "prune")
+	}()
+	if _, err := git(ctx, dir, "worktree", "add", "--detach", co, sha); err != nil {
+		be := baton.AsError(err)
+		return nil, baton.Errorf(baton.ErrConflict, "the gates need a clean checkout of %s and it cannot be made: %s", shortSHA(sha), be.Message).
+			WithType("gate_checkout_failed").WithDetails("head_sha", sha).
+			WithHint("check that the repository still has commit %s (git cat-file -e %s) and that git can add a worktree, then run the gates again", shortSHA(sha), shortSHA(sha))
+	}
+	res := RunGates(ctx, co, gates, timeout, now)
+	for i := range res {
+		res[i].HeadSHA = sha
+	}
+	return res, nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
 }
 
 // runGate runs one command through the shell in dir. At the time limit

@@ -128,3 +128,44 @@ func TestTrimKeepsTheEnd(t *testing.T) {
 		t.Fatalf("short output %q, want ok", got)
 	}
 }
+
+// TestPoint3GatesRunOnTheCommitNotTheDisk: RunGatesAt runs the gates in a
+// clean checkout of the commit asked for: an uncommitted edit in the
+// worktree, or another commit checked out there, changes nothing; the
+// commit tested is recorded; the temporary checkout is gone afterwards,
+// also after a gate's time limit; a commit the repository lacks is
+// refused with nothing run.
+func TestPoint3GatesRunOnTheCommitNotTheDisk(t *testing.T) {
+	needShell(t)
+	r := newRepo(t)
+	r.write("value.txt", "good\n")
+	good := r.commit("good")
+	r.write("value.txt", "bad\n")
+	r.commit("bad") // checked out: HEAD is not the PR's commit
+	r.write("value.txt", "bad, uncommitted\n")
+	gates := []baton.Gate{{Command: "grep -qx good value.txt", Label: "Value", Required: true},
+		{Command: "git status --porcelain | grep . && exit 1 || true", Label: "Clean"},
+		{Command: "sleep 5", Label: "Slow"}}
+	res, err := review.RunGatesAt(context.Background(), r.dir, good, gates, 500*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || res[0].ExitCode != 0 || res[1].ExitCode != 0 || !res[2].TimedOut {
+		t.Fatalf("results %+v, want Value and Clean passed on the clean checkout and Slow timed out", res)
+	}
+	for _, g := range res {
+		if g.HeadSHA != good {
+			t.Errorf("%s records head %s, want %s", g.Label, g.HeadSHA, good)
+		}
+	}
+	if wts := r.git("worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
+		t.Errorf("the temporary checkout is still registered:\n%s", wts)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.dir, "value.txt")); string(b) != "bad, uncommitted\n" {
+		t.Errorf("the worktree's file was touched: %q", b)
+	}
+	_, err = review.RunGatesAt(context.Background(), r.dir, strings.Repeat("ab", 20), gates[:1], time.Minute, nil)
+	if be := baton.AsError(err); err == nil || be.Type != "gate_checkout_failed" || strings.Contains(be.Message, r.dir) {
+		t.Fatalf("missing commit: %v", err)
+	}
+}

@@ -1,16 +1,15 @@
 package review
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gitenv"
 )
 
 // MaxDiff is the most of a diff a PR record keeps, in bytes; the file
@@ -93,14 +92,19 @@ func Build(ctx context.Context, dir, base, branch string) (*Snapshot, error) {
 			WithType("no_changes").WithDetails("branch_name", branch, "base_branch", base, "commits", s.Commits).
 			WithHint("commit your work on %s (git add -A && git commit -m ...), then try again", branch)
 	}
-	diff, err := git(ctx, dir, diffArgs("--patch", s.BaseSHA, s.HeadSHA)...)
+	// Only the first MaxDiff+1 bytes of the patch are kept, the rest is
+	// read and dropped: a huge change never sits in memory whole.
+	diff, over, err := gitCapped(ctx, dir, MaxDiff+1, diffArgs("--patch", s.BaseSHA, s.HeadSHA)...)
 	if err != nil {
 		return nil, err
 	}
-	s.Diff, s.Truncated = Clean(diff), false
-	if len(s.Diff) > MaxDiff {
-		s.Diff = strings.ToValidUTF8(s.Diff[:MaxDiff], "") + "\n… diff truncated at " + strconv.Itoa(MaxDiff>>20) + " MiB\n"
-		s.Truncated = true
+	s.Diff = Clean(diff)
+	s.Truncated = over || len(s.Diff) > MaxDiff
+	if s.Truncated {
+		if len(s.Diff) > MaxDiff {
+			s.Diff = s.Diff[:MaxDiff]
+		}
+		s.Diff = strings.ToValidUTF8(s.Diff, "") + "\n… diff truncated at " + strconv.Itoa(MaxDiff>>20) + " MiB\n"
 	}
 	// What is left uncommitted matters only where the branch is checked
 	// out: the worker's worktree.
@@ -216,45 +220,70 @@ func Clean(s string) string {
 	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
 
+// maxGitOutput bounds the standard output of one git command other than
+// the diff (which has its own cap, MaxDiff): stats and lists of even a
+// huge change fit well below it.
+const maxGitOutput = 64 << 20
+
 // git runs git in dir with a time limit, outside the influence of the
 // environment's GIT_DIR and friends, and returns its standard output. A
-// failure carries git's message.
+// failure carries git's message; so does output past maxGitOutput, which
+// would be cut where the caller cannot parse it.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
+	out, over, err := gitCapped(ctx, dir, maxGitOutput, args...)
+	if err == nil && over {
+		return "", baton.Errorf(baton.ErrConflict, "git %s printed more than %d MiB: the change is too large to record", subcommand(args), maxGitOutput>>20).
+			WithType("git_failed").WithHint("split the work into smaller branches and PRs")
+	}
+	return out, err
+}
+
+// capped is a writer that keeps the first max bytes written to it and
+// drops the rest, saying whether it dropped anything.
+type capped struct {
+	max  int
+	buf  []byte
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	keep := min(max(c.max-len(c.buf), 0), len(p))
+	c.buf = append(c.buf, p[:keep]...)
+	if keep < len(p) {
+		c.over = true
+	}
+	return len(p), nil
+}
+
+// gitCapped is git keeping at most limit bytes of standard output (the
+// rest is read and dropped, so git never blocks on a full pipe); over
+// says output was dropped.
+func gitCapped(ctx context.Context, dir string, limit int, args ...string) (out string, over bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = gitEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := &capped{max: limit}
+	stderr := &capped{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(string(stderr.buf))
 		if msg == "" {
 			msg = err.Error()
 		}
 		// The worktree's path is the server's: the client learns what
 		// failed, not where.
 		msg = strings.ReplaceAll(firstLine(msg), dir, "<worktree>")
-		return stdout.String(), baton.Errorf(baton.ErrConflict, "git %s failed: %s", subcommand(args), msg).
+		return string(stdout.buf), stdout.over, baton.Errorf(baton.ErrConflict, "git %s failed: %s", subcommand(args), msg).
 			WithType("git_failed").WithHint("fix what git reports in the issue's worktree, then try again")
 	}
-	return stdout.String(), nil
+	return string(stdout.buf), stdout.over, nil
 }
 
 // gitEnv is the process environment without the variables that would
-// point git at another repository, index or configuration than dir's.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE",
-			"GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
-}
+// point git at another repository, index or configuration than dir's
+// (gitenv.Env, shared with the worktree package).
+func gitEnv() []string { return gitenv.Env() }
 
 // subcommand is the git command args run, past the -c options.
 func subcommand(args []string) string {

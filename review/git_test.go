@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -274,5 +275,31 @@ func TestBuildCleansText(t *testing.T) {
 	}
 	if !strings.Contains(s.Diff, "+caf\uFFFD") {
 		t.Fatalf("diff not cleaned: %q", s.Diff)
+	}
+}
+
+// TestPoint5HugeDiffIsNeverReadWhole: a change whose patch is about
+// 24 MiB is recorded truncated at MaxDiff with full stats, and building
+// it allocates far less than the patch (the rest of git's output is read
+// and dropped, not held).
+func TestPoint5HugeDiffIsNeverReadWhole(t *testing.T) {
+	r := newRepo(t)
+	r.git("switch", "--quiet", "-c", "huge")
+	const n = 24 << 20 / 20
+	r.write("huge.txt", strings.Repeat("0123456789abcdefghi\n", n))
+	r.commit("huge")
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := review.Build(context.Background(), r.dir, "main", "huge")
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Truncated || len(s.Diff) > review.MaxDiff+100 || s.Files[0].Added != n {
+		t.Fatalf("truncated %v, %d bytes, %d added", s.Truncated, len(s.Diff), s.Files[0].Added)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 12<<20 {
+		t.Errorf("Build allocated %d MiB for a 24 MiB patch: it reads the patch whole", alloc>>20)
 	}
 }

@@ -25,7 +25,9 @@ type Draft struct {
 }
 
 // Prepare builds a draft from git in dir; with runGates the project's
-// configured gates run in dir too, each limited to gateTimeout.
+// configured gates run too, each limited to gateTimeout, in a clean
+// checkout of the snapshot's head commit (RunGatesAt), never in dir as
+// it is on disk.
 func Prepare(ctx context.Context, dir, base, branch string, cfg *baton.ProjectConfig, runGates bool, gateTimeout time.Duration) (*Draft, error) {
 	s, err := Build(ctx, dir, base, branch)
 	if err != nil {
@@ -33,7 +35,9 @@ func Prepare(ctx context.Context, dir, base, branch string, cfg *baton.ProjectCo
 	}
 	d := &Draft{Dir: dir, Snapshot: s}
 	if runGates && cfg != nil && len(cfg.Gates) > 0 {
-		d.Ran = RunGates(ctx, dir, cfg.Gates, gateTimeout, nil)
+		if d.Ran, err = RunGatesAt(ctx, dir, s.HeadSHA, cfg.Gates, gateTimeout, nil); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -191,16 +195,20 @@ func toReview(it *baton.Item) error {
 	return nil
 }
 
-// reported turns an agent's gate results into records: output trimmed,
-// required as reported or else as the project configures the gate.
+// reported turns an agent's gate results into records: output trimmed.
+// A gate the project configures stays required when it configures it so
+// (the agent may make it required, never optional: a reported
+// required: false must not let a failed required gate through); an
+// unconfigured gate is required as the agent reported it.
 func reported(rs []ReportedGate, cfg *baton.ProjectConfig) []baton.GateResult {
 	out := make([]baton.GateResult, 0, len(rs))
 	for _, r := range rs {
 		g := baton.GateResult{Command: r.Command, Label: r.Label, ExitCode: r.ExitCode, Output: Trim(r.Output), Source: "reported"}
 		if r.Required != nil {
 			g.Required = *r.Required
-		} else if cg, ok := configuredGate(cfg, r.Label, r.Command); ok {
-			g.Required = cg.Required
+		}
+		if cg, ok := configuredGate(cfg, r.Label, r.Command); ok {
+			g.Required = g.Required || cg.Required
 		}
 		out = append(out, g)
 	}

@@ -60,6 +60,13 @@ type Definition[In, Out any] struct {
 	// message.sent); empty means "tool.<name>". Read-only tools publish none.
 	Event   string
 	Execute func(ctx context.Context, c *Call, in In) (Out, error)
+	// Prepare, if set, runs before the transaction and outside it (c.Tx
+	// is nil; c.View reads the store): the place for slow work such as
+	// git, so that no write transaction waits for it. Execute finds its
+	// result in c.Prepared and still writes, with the action and event,
+	// in the call's one transaction. A Prepare error fails the call with
+	// nothing written.
+	Prepare func(ctx context.Context, c *Call, in In) (any, error)
 	// Then, if set, runs after the transaction committed and its events
 	// were published, outside any transaction (c.Tx is nil): the place to
 	// wait for what others will do about the change, without holding the
@@ -76,6 +83,8 @@ type Call struct {
 	Tx        baton.Tx // the call's one transaction; nil under TxNone
 	Env       *Env
 	Now       time.Time // one timestamp for everything the call writes
+	// Prepared is what the definition's Prepare returned (nil without).
+	Prepared any
 
 	published []string // projects with new events, announced after commit
 	undo      []func() // what OnRollback registered in this attempt
@@ -86,6 +95,20 @@ type Call struct {
 // failed call changes nothing, files included. A store that retries a busy
 // transaction runs the undos of each abandoned attempt before the next.
 func (c *Call) OnRollback(f func()) { c.undo = append(c.undo, f) }
+
+// View runs fn in a read-only transaction with c.Tx set to it, for a
+// Prepare hook that reads the store; c.Tx is nil again afterwards.
+func (c *Call) View(ctx context.Context, fn func() error) error {
+	if c.Env.Store == nil {
+		return baton.Errorf(baton.ErrInitFailed, "the store is not open").
+			WithHint("start baton with a database (--db or BATON_DB)")
+	}
+	defer func() { c.Tx = nil }()
+	return c.Env.Store.View(ctx, func(tx baton.Tx) error {
+		c.Tx = tx
+		return fn()
+	})
+}
 
 // rollback runs the registered undos, newest first, and forgets them.
 func (c *Call) rollback() {
@@ -278,6 +301,15 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		}
 	}()
 	c := &Call{Principal: p, Env: env, Now: env.now()}
+	if t.def.Prepare != nil {
+		if err := func() (err error) {
+			defer guard(env, t.spec.Name, &err)
+			c.Prepared, err = t.def.Prepare(ctx, c, in)
+			return err
+		}(); err != nil {
+			return out, baton.AsError(err)
+		}
+	}
 	exec := func(tx baton.Tx) (err error) {
 		defer guard(env, t.spec.Name, &err)
 		// A store runs exec again when the database was busy (see

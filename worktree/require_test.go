@@ -2,6 +2,7 @@ package worktree_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,30 @@ func TestRequireInsideTheCallsTransaction(t *testing.T) {
 	})
 	if !strings.Contains(baton.AsError(err).Message, "cd "+wt.Path) {
 		t.Fatalf("Require in a transaction = %v, want the worktree found through it", err)
+	}
+}
+
+// TestPoint7RemoteAgentsGetNoServerPaths: a failed workspace check of an
+// agent over HTTP (or the dashboard) says the server cannot see its
+// working directory, with no server path in the message or details; a
+// local agent still gets the paths and the way back.
+func TestPoint7RemoteAgentsGetNoServerPaths(t *testing.T) {
+	k, repo, wt := repoKit(t)
+	ctx := context.Background()
+	for _, src := range []baton.Source{baton.SourceHTTP, baton.SourceWeb} {
+		p := baton.Principal{Agent: "agent-w", Profile: "worker", Source: src, IssueID: "REP-1", WorktreePath: wt.Path}
+		_, err := worktree.Verify(ctx, call(k, p, repo))
+		e := baton.AsError(err)
+		if err == nil || e.Type != "workspace_invalid" || !strings.Contains(e.Message, "cannot see your working directory") {
+			t.Fatalf("%s: %v", src, err)
+		}
+		all := e.Message + e.Hint + fmt.Sprint(e.Details)
+		if strings.Contains(all, repo) || strings.Contains(all, wt.Path) {
+			t.Errorf("%s: the error quotes a server path: %q %v", src, e.Message, e.Details)
+		}
+	}
+	p := baton.Principal{Agent: "agent-w", Profile: "worker", Source: baton.SourceStdio, IssueID: "REP-1", WorktreePath: wt.Path}
+	if _, err := worktree.Verify(ctx, call(k, p, repo)); err == nil || !strings.Contains(err.Error(), "cd "+wt.Path) {
+		t.Errorf("local agent: %v, want the way back to its worktree", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gitenv"
 	"github.com/baton-dev/baton/tool"
 )
 
@@ -38,6 +39,14 @@ func verify(ctx context.Context, c *tool.Call, want string) (*Verified, error) {
 		recovery = "run `cd " + want + "` to return to your worktree"
 	}
 	fail := func(format string, args ...any) (*Verified, error) {
+		if !local(c.Principal.Source) {
+			// The folder checked is the server's, not the remote agent's:
+			// its paths mean nothing to the agent and stay on the server.
+			return nil, baton.Errorf(baton.ErrConflict, "The server cannot see your working directory: over %s it can only check its own folder, which is not a worktree of your issue. "+
+				"Recovery: check your workspace yourself (pwd, git branch --show-current) and work in your issue's worktree.", c.Principal.Source).
+				WithType("workspace_invalid").WithDetails("source", string(c.Principal.Source)).
+				WithHint("run the agent where the server runs (stdio) for the server to check its worktree, or check it yourself")
+		}
 		return nil, baton.Errorf(baton.ErrConflict, "%s. Recovery: %s.", fmt.Sprintf(format, args...), recovery).
 			WithType("workspace_invalid").WithDetails("cwd", cwd, "worktree_path", want).
 			WithHint("%s, then call verify_workspace again", recovery)
@@ -63,11 +72,24 @@ func verify(ctx context.Context, c *tool.Call, want string) (*Verified, error) {
 		v.Issue = c.Principal.IssueID
 	}
 	if v.Branch == "" {
-		if out, err := exec.CommandContext(ctx, "git", "-C", cwd, "rev-parse", "--abbrev-ref", "HEAD").Output(); err == nil {
+		cmd := exec.CommandContext(ctx, "git", "-C", cwd, "rev-parse", "--abbrev-ref", "HEAD")
+		cmd.Env = gitenv.Env()
+		if out, err := cmd.Output(); err == nil {
 			v.Branch = strings.TrimSpace(string(out))
 		}
 	}
 	return v, nil
+}
+
+// local reports whether calls from source run where the server runs,
+// in the caller's own working directory (stdio, the CLI, tests): only
+// then are the server's paths the caller's.
+func local(source baton.Source) bool {
+	switch source {
+	case baton.SourceStdio, baton.SourceCLI, baton.SourceTest:
+		return true
+	}
+	return false
 }
 
 // Require is the check complete_phase and create_pr make before anything

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gitenv"
 )
 
 // Defaults of Symphony's workspace configuration (workspace.dir_name,
@@ -385,7 +386,7 @@ func exclude(ctx context.Context, repo string) error {
 // because of the repository's state, which the hint says to fix.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = gitenv.Env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

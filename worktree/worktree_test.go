@@ -493,3 +493,30 @@ func TestFindFromAnyFolderOfTheRepository(t *testing.T) {
 		t.Errorf("Find outside git = %+v", m)
 	}
 }
+
+// TestPointAlsoGitEnvironmentIsIgnored: a server started with GIT_DIR,
+// GIT_WORK_TREE and GIT_INDEX_FILE exported (from a git hook, say) still
+// makes the worktree in the repository it was asked for, not in the one
+// those name.
+func TestPointAlsoGitEnvironmentIsIgnored(t *testing.T) {
+	repo, other := newRepo(t, "main"), newRepo(t, "main")
+	t.Setenv("GIT_DIR", "") // restored after the test
+	t.Setenv("GIT_WORK_TREE", "")
+	t.Setenv("GIT_INDEX_FILE", "")
+	os.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	os.Setenv("GIT_WORK_TREE", other)
+	os.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
+	wt, err := worktree.Create(context.Background(), worktree.Options{Repo: repo, Issue: "REP-9", Project: "repo"})
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
+		os.Unsetenv(k)
+	}
+	if err != nil {
+		t.Fatalf("Create with GIT_DIR of another repository: %v", err)
+	}
+	if b := run(t, repo, "branch", "--list", wt.Branch); !strings.Contains(b, wt.Branch) {
+		t.Errorf("branch %s is not in the repository asked for", wt.Branch)
+	}
+	if b := run(t, other, "branch", "--list", wt.Branch); b != "" {
+		t.Errorf("branch %s was made in the repository GIT_DIR names", wt.Branch)
+	}
+}

@@ -26,7 +26,7 @@ type completeIn struct {
 	PromoteTo            string   `json:"promote_to,omitempty" jsonschema:"Target path for promotion into the project docs tree (must be inside docs/): the artifact is copied there when a judge approves it."`
 	RecommendedNextPhase string   `json:"recommended_next_phase,omitempty" jsonschema:"Suggested next phase: the contract's next_phase. Not required for ready."`
 	ProjectPath          string   `json:"project_path" jsonschema:"Absolute path to the project root: your worktree (where the artifact is) or the project's root."`
-	ContractsDir         string   `json:"contracts_dir,omitempty" jsonschema:"Path to the phase contracts directory, relative to project_path (defaults to prompts/phases/, else the built-in contracts)."`
+	ContractsDir         string   `json:"contracts_dir,omitempty" jsonschema:"Path to the phase contracts directory, relative to the project's root, never your worktree (defaults to prompts/phases/, else the built-in contracts)."`
 	IssueID              string   `json:"issue_id,omitempty" jsonschema:"Issue to act on; defaults to the issue this session is bound to."`
 }
 
@@ -69,46 +69,35 @@ var CompletePhase = tool.New(tool.Definition[completeIn, completeOut]{
 		"issue_id":               issueIDRule,
 	},
 	Output: tool.Rules{"category": tool.Enum(baton.CategoryPhaseCompletion), "completed_phase": phaseRule},
-	Execute: func(ctx context.Context, c *tool.Call, in completeIn) (completeOut, error) {
-		// The worktree first, as the catalogue says.
-		v, err := worktree.Require(ctx, c)
-		if err != nil {
-			return completeOut{}, err
+	// A ready claim's git check runs before the write transaction (after
+	// the same checks Execute makes, read in their own view), so no writer
+	// waits for git; Execute checks everything else again in the
+	// transaction. The branch may change in between: the tick builds the
+	// PR from it and rejects an empty one.
+	Prepare: func(ctx context.Context, c *tool.Call, in completeIn) (any, error) {
+		if in.CompletedPhase != string(baton.PhaseReady) {
+			return nil, nil
 		}
-		it, err := session.Issue(ctx, c, in.IssueID)
-		if err != nil {
-			return completeOut{}, err
-		}
-		if v != nil && v.Issue != "" && v.Issue != it.ID {
-			if x, err := c.Tx.Item(ctx, v.Issue); err != nil || x.ID != it.ID {
-				return completeOut{}, baton.Errorf(baton.ErrInvalidInput, "issue_id %s is not the issue of your worktree, %s", it.ID, v.Issue).
-					WithDetails("field", "issue_id", "value", it.ID, "worktree_issue", v.Issue).
-					WithHint("leave issue_id out: a phase is completed for the issue of the worktree you work in")
+		var it *baton.Item
+		var proj *baton.Project
+		var dir string
+		if err := c.View(ctx, func() (err error) {
+			if it, dir, err = check(ctx, c, in); err != nil {
+				return err
 			}
+			proj, err = c.Tx.Project(ctx, it.Project)
+			return err
+		}); err != nil {
+			return nil, err
 		}
-		if it.Status.Terminal() {
-			return completeOut{}, baton.Errorf(baton.ErrInvalidTransition, "%s is %s: a finished issue has no phase to complete", it.ID, it.Status).
-				WithDetails("task_id", it.ID, "status", string(it.Status)).
-				WithHint("open a new issue for further work")
+		return nil, readyCheck(ctx, proj, it, dir)
+	},
+	Execute: func(ctx context.Context, c *tool.Call, in completeIn) (completeOut, error) {
+		it, dir, err := check(ctx, c, in)
+		if err != nil {
+			return completeOut{}, err
 		}
 		phase := baton.Phase(in.CompletedPhase)
-		if err := phaseOf(it, "completed_phase", in.CompletedPhase); err != nil {
-			return completeOut{}, err
-		}
-		if phase.PreReady() {
-			if err := required(in); err != nil {
-				return completeOut{}, err
-			}
-		}
-		dir, err := projectPath(ctx, c, it, in.ProjectPath)
-		if err != nil {
-			return completeOut{}, err
-		}
-		if in.ArtifactPath != "" {
-			if _, err := contract.CheckPath(in.ArtifactPath); err != nil {
-				return completeOut{}, err
-			}
-		}
 		var promote *string
 		if in.PromoteTo != "" {
 			p, err := promoteTo(in.PromoteTo)
@@ -128,7 +117,14 @@ var CompletePhase = tool.New(tool.Definition[completeIn, completeOut]{
 		}
 		next := "the orchestrator validates the claim again on its next tick; a judge then reviews the artifact (approve_phase or reject_phase)"
 		if phase.PreReady() {
-			spec, err := contract.Load(dir, in.ContractsDir, phase)
+			// The contract is the project root's (or the built-in one),
+			// never one from the claimant's folder: a worker writing its
+			// own contract could otherwise skip phases.
+			p, err := c.Tx.Project(ctx, it.Project)
+			if err != nil {
+				return completeOut{}, err
+			}
+			spec, err := contract.Load(p.Root, in.ContractsDir, phase)
 			if err != nil {
 				return completeOut{}, err
 			}
@@ -136,12 +132,8 @@ var CompletePhase = tool.New(tool.Definition[completeIn, completeOut]{
 				return completeOut{}, err
 			}
 		} else {
-			// The PR is built from the branch's commits by the tick; a
-			// branch with nothing committed is refused now, so the worker
-			// can commit in the same turn.
-			if err := readyCheck(ctx, c, it, dir); err != nil {
-				return completeOut{}, err
-			}
+			// Prepare refused a branch with nothing committed, so the
+			// worker can commit in the same turn.
 			next = "the orchestrator builds the PR from your branch's commits on its next tick, runs the project's gates and moves the issue to review"
 		}
 		details, err := json.Marshal(body)
@@ -162,6 +154,51 @@ var CompletePhase = tool.New(tool.Definition[completeIn, completeOut]{
 			Message: "Claim " + f.ID + " recorded (processed: false): " + next + "."}, nil
 	},
 })
+
+// check makes complete_phase's checks of the call itself, in c.Tx: the
+// worktree first (as the catalogue says), the issue, its phase, the
+// fields a pre-ready claim needs, project_path (returned cleaned),
+// artifact_path and promote_to.
+func check(ctx context.Context, c *tool.Call, in completeIn) (*baton.Item, string, error) {
+	v, err := worktree.Require(ctx, c)
+	if err != nil {
+		return nil, "", err
+	}
+	it, err := session.Issue(ctx, c, in.IssueID)
+	if err != nil {
+		return nil, "", err
+	}
+	if v != nil && v.Issue != "" && v.Issue != it.ID {
+		if x, err := c.Tx.Item(ctx, v.Issue); err != nil || x.ID != it.ID {
+			return nil, "", baton.Errorf(baton.ErrInvalidInput, "issue_id %s is not the issue of your worktree, %s", it.ID, v.Issue).
+				WithDetails("field", "issue_id", "value", it.ID, "worktree_issue", v.Issue).
+				WithHint("leave issue_id out: a phase is completed for the issue of the worktree you work in")
+		}
+	}
+	if it.Status.Terminal() {
+		return nil, "", baton.Errorf(baton.ErrInvalidTransition, "%s is %s: a finished issue has no phase to complete", it.ID, it.Status).
+			WithDetails("task_id", it.ID, "status", string(it.Status)).
+			WithHint("open a new issue for further work")
+	}
+	if err := phaseOf(it, "completed_phase", in.CompletedPhase); err != nil {
+		return nil, "", err
+	}
+	if baton.Phase(in.CompletedPhase).PreReady() {
+		if err := required(in); err != nil {
+			return nil, "", err
+		}
+	}
+	dir, err := projectPath(ctx, c, it, in.ProjectPath)
+	if err != nil {
+		return nil, "", err
+	}
+	if in.ArtifactPath != "" {
+		if _, err := contract.CheckPath(in.ArtifactPath); err != nil {
+			return nil, "", err
+		}
+	}
+	return it, dir, nil
+}
 
 // required names the fields a pre-ready claim lacks: the catalogue's
 // "required except for ready" fields.
@@ -212,11 +249,7 @@ func promoteTo(p string) (string, error) {
 // readyCheck refuses a ready claim whose branch has no committed change
 // against its base, when the issue's branch can be found: the PR the tick
 // builds would have nothing in it.
-func readyCheck(ctx context.Context, c *tool.Call, it *baton.Item, dir string) error {
-	p, err := c.Tx.Project(ctx, it.Project)
-	if err != nil {
-		return err
-	}
+func readyCheck(ctx context.Context, p *baton.Project, it *baton.Item, dir string) error {
 	t := orchestrator.ReadyTarget(ctx, p, it, dir)
 	if t == nil {
 		return nil

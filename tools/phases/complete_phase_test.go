@@ -2,11 +2,19 @@ package phases_test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/phases"
+	"github.com/baton-dev/baton/tool"
 )
 
 // TestCompletePhaseRecordsAClaim: a valid claim is recorded as an
@@ -220,5 +228,123 @@ func TestCompletePhaseReadyNeedsCommittedWork(t *testing.T) {
 	b, _ := json.Marshal(f.findings(id)[0])
 	if !strings.Contains(string(b), `\"completed_phase\":\"ready\"`) {
 		t.Errorf("stored ready claim %s", b)
+	}
+}
+
+// TestPoint1ContractsComeFromTheProjectRootOnly: a worker that writes its
+// own contract into its worktree (next_phase: ready, skipping architecture
+// and grooming) gets nothing from it: complete_phase checks the claim
+// against the project root's contract, and so does the tick for a claim
+// recorded by any other way, which it sends back to rework.
+func TestPoint1ContractsComeFromTheProjectRootOnly(t *testing.T) {
+	f := newFixture(t)
+	id, dir := f.issue(baton.PhaseResearch)
+	own, err := phases.DefaultFile(baton.PhaseResearch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := strings.Replace(string(own), "next_phase: architecture", "next_phase: ready", 1)
+	for _, d := range []string{"prompts/phases", "mine"} {
+		write(t, dir, d+"/research.md", skip)
+	}
+	a := f.agent("researcher-1", "researcher", id, dir)
+	args := with(f.artifact(dir, id, baton.PhaseResearch, research), "recommended_next_phase", "ready")
+	for _, cd := range []string{"", "mine"} {
+		in := args
+		if cd != "" {
+			in = with(args, "contracts_dir", cd)
+		}
+		e := a.FailEnvelope("complete_phase", in, baton.ErrInvalidInput)
+		if cd == "" && !strings.Contains(e.Message, `recommended_next_phase "ready" is not the research contract's next phase, architecture`) {
+			t.Errorf("own default contract: %q", e.Message)
+		}
+		if cd != "" && !strings.Contains(e.Message, `contracts_dir "mine" is not a directory of the project`) {
+			t.Errorf("own contracts_dir: %q", e.Message)
+		}
+	}
+	if fs := f.findings(id); len(fs) != 0 {
+		t.Fatalf("refused claims recorded %+v", fs)
+	}
+	// A claim the tool did not check (written straight into the store)
+	// is held to the root's contract by the tick too.
+	spec, _ := phases.Builtin(baton.PhaseResearch)
+	body := baton.PhaseCompletion{CompletedPhase: "research", ContractVersion: spec.Version, ArtifactPath: spec.Artifact(id),
+		ArtifactHash: phases.Hash([]byte(research)), Summary: "done", OpenQuestions: []string{}, Confidence: "medium",
+		RecommendedNextPhase: "ready", ProjectPath: dir}
+	b, _ := json.Marshal(body)
+	if err := f.k.Store.Update(f.ctx, func(tx baton.Tx) error {
+		return tx.AddFinding(f.ctx, &baton.Finding{ItemID: id, Category: baton.CategoryPhaseCompletion, Summary: "done",
+			Details: string(b), Files: []string{body.ArtifactPath}, CreatedBy: "researcher-1", CreatedAt: time.Now().UTC()})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.tick()
+	it := f.item(id)
+	if it.Phase() != baton.PhaseResearch || !slices.Contains(it.Labels, orchestrator.NeedsRevision) {
+		t.Errorf("after the tick %s is in %s with labels %v, want research with %s", id, it.Phase(), it.Labels, orchestrator.NeedsRevision)
+	}
+}
+
+// TestPoint4ReadyCheckRunsGitOutsideTheWriteTransaction: while a ready
+// claim's git check runs (held here by a git wrapper), another writer gets
+// the store at once; the claim is then recorded with its action.
+func TestPoint4ReadyCheckRunsGitOutsideTheWriteTransaction(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the git wrapper is a POSIX shell script")
+	}
+	f := newFixture(t)
+	id, dir := f.issue(baton.PhaseReady)
+	write(t, dir, "server/pool.go", "package server\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "pool")
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	started, release := filepath.Join(bin, "started"), filepath.Join(bin, "go")
+	script := "#!/bin/sh\ncase \" $* \" in *\" rev-list \"*)\n  touch '" + started + "'\n  i=0\n" +
+		"  while [ ! -f '" + release + "' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done;;\nesac\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	w := f.agent("worker-1", "worker", id, dir)
+	res := make(chan tool.Result, 1)
+	go func() {
+		res <- w.Call("complete_phase", map[string]any{"completed_phase": "ready", "summary": "pool raised", "project_path": dir})
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if i > 600 {
+			_ = os.WriteFile(release, nil, 0o644)
+			t.Fatalf("complete_phase never ran git rev-list: %+v", <-res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- f.k.Store.Update(f.ctx, func(tx baton.Tx) error {
+			return tx.CreateItem(f.ctx, &baton.Item{Project: "sym", Title: "written while git runs", Status: baton.StatusTodo, CreatedBy: "user"})
+		})
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Errorf("write while complete_phase's git runs: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("a store write waited for complete_phase's git: git runs inside the write transaction")
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; r.Err != nil {
+		t.Fatalf("complete_phase: %+v", r.Err)
+	}
+	if n := f.k.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'complete_phase'`); n != 1 {
+		t.Errorf("%d complete_phase actions, want 1", n)
 	}
 }

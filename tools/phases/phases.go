@@ -45,8 +45,8 @@ func short(h string) string {
 // cleaned: an absolute directory that belongs to the issue, namely the
 // project's root, the issue's worktree in it, the session's worktree or
 // working directory, or a folder whose worktree marker names the issue.
-// The server reads the artifact and the contracts there, so a claim
-// cannot make it read another folder.
+// The server reads the artifact there (the contracts come from the
+// project's root only), so a claim cannot make it read another folder.
 func projectPath(ctx context.Context, c *tool.Call, it *baton.Item, p string) (string, error) {
 	bad := func(format string, args ...any) *baton.Error {
 		return baton.Errorf(baton.ErrInvalidInput, "project_path %s", fmt.Sprintf(format, args...)).

@@ -74,29 +74,50 @@ var CreatePR = tool.New(tool.Definition[createIn, createOut]{
 		"issue_id":               issueIDRule,
 	},
 	Output: tool.Rules{"status": prStatusRule, "risk.level": riskRule},
-	Execute: func(ctx context.Context, c *tool.Call, in createIn) (createOut, error) {
+	// git builds the draft before the transaction: the store's writers
+	// must not wait for it.
+	Prepare: func(ctx context.Context, c *tool.Call, in createIn) (any, error) {
 		// The worktree first, as the catalogue says.
 		v, err := worktree.Require(ctx, c)
 		if err != nil {
-			return createOut{}, err
+			return nil, err
 		}
-		it, err := session.Issue(ctx, c, in.IssueID)
-		if err != nil {
-			return createOut{}, err
-		}
-		dir, err := repoDir(ctx, c, it, v)
-		if err != nil {
-			return createOut{}, err
+		var it *baton.Item
+		var dir string
+		if err := c.View(ctx, func() (err error) {
+			if it, err = session.Issue(ctx, c, in.IssueID); err != nil {
+				return err
+			}
+			dir, err = repoDir(ctx, c, it, v)
+			return err
+		}); err != nil {
+			return nil, err
 		}
 		if v != nil && v.Branch != "" && v.Branch != in.BranchName {
-			return createOut{}, baton.Errorf(baton.ErrInvalidInput, "branch_name %q is not your worktree's branch %s", in.BranchName, v.Branch).
+			return nil, baton.Errorf(baton.ErrInvalidInput, "branch_name %q is not your worktree's branch %s", in.BranchName, v.Branch).
 				WithDetails("field", "branch_name", "value", in.BranchName, "worktree_branch", v.Branch).
 				WithHint("commit your work in the worktree and pass branch_name %q", v.Branch)
 		}
 		draft, err := review.Prepare(ctx, dir, in.BaseBranch, in.BranchName, nil, false, 0)
 		if err != nil {
+			return nil, err
+		}
+		return &drafted{itemID: it.ID, draft: draft}, nil
+	},
+	Execute: func(ctx context.Context, c *tool.Call, in createIn) (createOut, error) {
+		d, _ := c.Prepared.(*drafted)
+		if d == nil {
+			return createOut{}, baton.Errorf(baton.ErrInternal, "create_pr ran without its draft")
+		}
+		it, err := session.Issue(ctx, c, in.IssueID)
+		if err != nil {
 			return createOut{}, err
 		}
+		if it.ID != d.itemID {
+			return createOut{}, baton.Errorf(baton.ErrConflict, "%s changed while its PR was being built (now %s)", d.itemID, it.ID).
+				WithDetails("issue_id", d.itemID, "now", it.ID).WithHint("call create_pr again")
+		}
+		draft := d.draft
 		rep := make([]review.ReportedGate, len(in.GateResults))
 		for i, g := range in.GateResults {
 			rep[i] = review.ReportedGate{Command: g.Command, Label: g.Label, ExitCode: g.ExitCode, Output: g.Output, Required: g.Required}
@@ -117,10 +138,17 @@ var CreatePR = tool.New(tool.Definition[createIn, createOut]{
 	},
 })
 
+// drafted is create_pr's Prepare result: the draft git built for the
+// issue, outside the transaction.
+type drafted struct {
+	itemID string
+	draft  *review.Draft
+}
+
 // repoDir is where git runs for a PR of it: the worktree the call came
 // from, else the issue's worktree in its project's repository, else the
-// working directory (a session the server cannot place in a worktree:
-// branches are the repository's, whichever of its folders git runs in).
+// project's root (branches are the repository's, whichever of its folders
+// git runs in), else, for a project without a root, the working directory.
 func repoDir(ctx context.Context, c *tool.Call, it *baton.Item, v *worktree.Verified) (string, error) {
 	if v != nil {
 		if v.Issue != "" && !sameItem(ctx, c, v.Issue, it.ID) {
@@ -130,10 +158,11 @@ func repoDir(ctx context.Context, c *tool.Call, it *baton.Item, v *worktree.Veri
 		}
 		return v.Path, nil
 	}
-	if p, err := c.Tx.Project(ctx, it.Project); err == nil {
+	if p, err := c.Tx.Project(ctx, it.Project); err == nil && p.Root != "" {
 		if m := worktree.Find(p.Root, it.ID); m != nil && m.Path != "" {
 			return m.Path, nil
 		}
+		return p.Root, nil
 	}
 	return c.Env.Getwd()
 }

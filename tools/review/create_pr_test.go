@@ -2,11 +2,17 @@ package review_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/worktree"
 )
 
@@ -400,5 +406,123 @@ func TestCreatePRAfterApprovalSupersedes(t *testing.T) {
 	}
 	if p := f.pr("PR-1"); p.Status != baton.PRSuperseded || p.ReviewedBy != "agent-j" {
 		t.Fatalf("approved PR after a newer one: %+v", p)
+	}
+}
+
+// TestPoint2ReportedGateCannotTurnARequiredGateOptional: an agent that
+// reports a configured required gate with required: false still has it
+// required (it fails and blocks approval); it may make a configured
+// optional gate required, and an unconfigured gate is as it reports.
+func TestPoint2ReportedGateCannotTurnARequiredGateOptional(t *testing.T) {
+	f := setup(t)
+	f.configure(func(cfg *baton.ProjectConfig) {
+		cfg.Gates = []baton.Gate{{Command: "go test ./...", Label: "Tests", Required: true}, {Command: "go vet ./...", Label: "Vet"}}
+	})
+	f.work("a.txt", 3)
+	out := f.worker().OK("create_pr", f.createArgs(map[string]any{"gate_results": []map[string]any{
+		{"command": "go test ./...", "label": "Tests", "exit_code": 1, "output": "FAIL", "required": false},
+		{"command": "go vet ./...", "label": "Vet", "exit_code": 0, "output": "ok", "required": true},
+		{"command": "make lint", "label": "Lint", "exit_code": 2, "output": "lint", "required": false},
+	}}))
+	var got []string
+	for _, g := range out["gate_results"].([]any) {
+		m := g.(map[string]any)
+		got = append(got, m["label"].(string)+":"+boolStr(m["required"].(bool)))
+	}
+	if want := []string{"Tests:required", "Vet:required", "Lint:optional"}; !slices.Equal(got, want) {
+		t.Fatalf("gates %v, want %v", got, want)
+	}
+	if b := out["blocking_gates"].([]any); !slices.Equal(b, []any{"Tests"}) {
+		t.Fatalf("blocking %v, want Tests", b)
+	}
+	e := f.judge().FailEnvelope("approve_pr", map[string]any{}, baton.ErrInvalidTransition)
+	if e.Type != "gate_failed" {
+		t.Fatalf("approve with the required gate failed: %+v", e)
+	}
+}
+
+// TestPoint4CreatePRRunsGitOutsideTheWriteTransaction: while create_pr's
+// git is running (held here by a git wrapper until the test lets it go),
+// another writer gets the store at once; the PR is then recorded with its
+// action and event as before.
+func TestPoint4CreatePRRunsGitOutsideTheWriteTransaction(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the git wrapper is a POSIX shell script")
+	}
+	f := setup(t)
+	f.work("a.txt", 3)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	started, release := filepath.Join(bin, "started"), filepath.Join(bin, "go")
+	script := "#!/bin/sh\ncase \" $* \" in *\" --patch \"*)\n  touch '" + started + "'\n  i=0\n" +
+		"  while [ ! -f '" + release + "' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done;;\nesac\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	w := f.worker()
+	res := make(chan tool.Result, 1)
+	go func() { res <- w.Call("create_pr", f.createArgs(nil)) }()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if i > 600 {
+			os.WriteFile(release, nil, 0o644)
+			t.Fatalf("create_pr never ran git diff --patch: %+v", <-res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		ctx := context.Background()
+		wrote <- f.k.Store.Update(ctx, func(tx baton.Tx) error {
+			return tx.CreateItem(ctx, &baton.Item{Project: project, Title: "written while git runs", Status: baton.StatusTodo, CreatedBy: "user"})
+		})
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Errorf("write while create_pr's git runs: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("a store write waited for create_pr's git: git runs inside the write transaction")
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := <-res
+	if r.Err != nil {
+		t.Fatalf("create_pr: %+v", r.Err)
+	}
+	if n := f.k.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'create_pr'`); n != 1 {
+		t.Errorf("%d create_pr actions, want 1", n)
+	}
+	if n := f.k.Count(`SELECT COUNT(*) FROM events WHERE type = 'pr.created'`); n != 1 {
+		t.Errorf("%d pr.created events, want 1", n)
+	}
+}
+
+// TestPoint8CreatePRWithoutWorktreeUsesTheProjectRoot: for an issue with
+// no worktree, called from a folder that is no repository (the server's
+// working directory), git runs in the project's root, where the branch is.
+func TestPoint8CreatePRWithoutWorktreeUsesTheProjectRoot(t *testing.T) {
+	f := setup(t)
+	other := f.k.StoreItem(&baton.Item{Project: project, Title: "no worktree", Labels: []string{baton.PhaseReady.Label()}})
+	f.git(f.repo, "switch", "--quiet", "-c", "feature")
+	f.write(f.repo, "b.txt", "one\ntwo\n")
+	f.commit(f.repo, "feature")
+	f.git(f.repo, "switch", "--quiet", "main")
+	k := f.as(baton.User, "", t.TempDir())
+	k.Principal.IssueID, k.Principal.Source = "", baton.SourceCLI
+	out := k.OK("create_pr", map[string]any{"diff": "", "branch_name": "feature", "base_branch": "main", "issue_id": other})
+	if out["lines_added"] != float64(2) || out["issue_id"] != other {
+		t.Fatalf("%v", out)
+	}
+	if p := f.pr(out["pr_id"].(string)); p.RepoDir != f.repo {
+		t.Fatalf("built in %q, want the project root %q", p.RepoDir, f.repo)
 	}
 }
