@@ -22,6 +22,9 @@ import (
 // bin is the baton binary built once for all tests.
 var bin string
 
+// builtFrom is the git commit bin was built from ("" outside a checkout).
+var builtFrom string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "baton-e2e-")
 	if err != nil {
@@ -34,6 +37,11 @@ func TestMain(m *testing.M) {
 	args := []string{"build", "-buildvcs=auto", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
+	}
+	// The commit the binary is built from, for TestVersionNamesCommit
+	// (HEAD may move while the suite runs).
+	if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+		builtFrom = strings.TrimSpace(string(out))
 	}
 	build := exec.Command("go", append(args, "../cmd/baton")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
