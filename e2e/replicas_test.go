@@ -50,8 +50,15 @@ func pgDB(t *testing.T) string {
 func newPGDB(t *testing.T) string {
 	t.Helper()
 	db := pgDB(t)
-	if out, err := exec.Command(bin, "--db", db, "init", "--project", "colibri", "--prefix", "COL").CombinedOutput(); err != nil {
+	// From a temporary directory: with a database URL, init writes the
+	// agents' instructions at the git top of where it runs.
+	cmd := exec.Command(bin, "--db", db, "init", "--project", "colibri", "--prefix", "COL")
+	cmd.Dir = t.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("baton init: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(cmd.Dir, "AGENTS.md")); err != nil {
+		t.Fatalf("init on PostgreSQL wrote no AGENTS.md where it ran: %v", err)
 	}
 	return db
 }
