@@ -6,13 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gittest"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/phases"
@@ -24,36 +24,14 @@ import (
 // (prefix SYM) is rooted in it, and each issue the fixture makes gets a
 // real worktree with its marker, where the agents write their artifacts.
 
-func needGit(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the phase pipeline's tests run on real repositories")
-	}
-}
+// needGit skips a test on a machine without git.
+func needGit(t testing.TB) { gittest.Need(t, "the phase pipeline's tests run on real repositories") }
 
-// git runs git in dir with a fixed identity and no user configuration.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=dev@example.com", "-c", "user.name=Dev",
-		"-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// git runs git in dir (gittest.Git).
+func git(t testing.TB, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
-func write(t testing.TB, dir, name, body string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file under dir (gittest.Write).
+func write(t testing.TB, dir, name, body string) { gittest.Write(t, dir, name, body) }
 
 // artifacts are documents that pass each pre-ready contract's checks.
 var artifacts = map[baton.Phase]string{

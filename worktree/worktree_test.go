@@ -4,37 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gittest"
 	"github.com/baton-dev/baton/worktree"
 )
 
 // needGit skips a test on a machine without git.
-func needGit(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: worktrees need it")
-	}
-}
+func needGit(t testing.TB) { gittest.Need(t, "worktrees need it") }
 
-// run runs git in dir with a fixed identity and no user configuration,
-// and returns its trimmed output.
-func run(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=dev@example.com", "-c", "user.name=Dev",
-		"-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// run runs git in dir (gittest.Git).
+func run(t testing.TB, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
 // newRepo makes a repository with one commit on branch, in a folder whose
 // path goes through no symbolic link (so paths compare as strings).
@@ -56,15 +40,8 @@ func newRepo(t testing.TB, branch string) string {
 	return dir
 }
 
-func write(t testing.TB, dir, name, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file under dir (gittest.Write).
+func write(t testing.TB, dir, name, body string) { gittest.Write(t, dir, name, body) }
 
 func commit(t testing.TB, dir, name, body, msg string) {
 	t.Helper()

@@ -5,12 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/gittest"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/phases"
@@ -22,35 +21,14 @@ import (
 // (prefix SYM) is rooted in it and every issue has a real worktree with
 // its marker, where agents write their artifacts.
 
-func needGit(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the phase tools' tests run on real repositories")
-	}
-}
+// needGit skips a test on a machine without git.
+func needGit(t testing.TB) { gittest.Need(t, "the phase tools' tests run on real repositories") }
 
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=dev@example.com", "-c", "user.name=Dev",
-		"-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// git runs git in dir (gittest.Git).
+func git(t testing.TB, dir string, args ...string) string { return gittest.Git(t, dir, args...) }
 
-func write(t testing.TB, dir, name, body string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file under dir (gittest.Write).
+func write(t testing.TB, dir, name, body string) { gittest.Write(t, dir, name, body) }
 
 var (
 	research = "# Research\n\n## Problem Statement\n\nClaims time out under load because the pool is too small.\n\n" +
