@@ -63,6 +63,18 @@ type Document struct {
 	// to SHA256 for inline writes).
 	SourceSHA256 string
 	ChangeNote   string
+	// SourceType is SourceInline for written content, SourceLocal for a
+	// project file read from SourcePath (membot's source_type).
+	SourceType string
+	// Description is the version's one-paragraph summary, made once per
+	// version (knowledge.Describe) and indexed with every chunk.
+	Description string
+	// RefreshFrequencySec is how often membot_refresh re-reads the source
+	// (0: never); RefreshedAt when it last did (zero: never) and
+	// LastRefreshStatus what came of it (ok, unchanged, failed:<message>).
+	RefreshFrequencySec int64
+	RefreshedAt         time.Time
+	LastRefreshStatus   string
 	// Deleted marks a tombstone: the version that deleted the path (or
 	// moved it away). A path whose newest version is one has no current
 	// version.
@@ -86,8 +98,40 @@ type DocumentVersion struct {
 	SourcePath   string
 	SourceSHA256 string
 	ChangeNote   string
-	CreatedBy    string
-	CreatedAt    time.Time
+	// LastRefreshStatus is the version's refresh outcome ("" before any).
+	LastRefreshStatus string
+	CreatedBy         string
+	CreatedAt         time.Time
+}
+
+// Source types of a document version (membot's source_type).
+const (
+	SourceInline = "inline" // content written through a tool
+	SourceLocal  = "local"  // a file of the project directory
+)
+
+// KnowledgeStats counts what the knowledge store holds in some spaces
+// (membot_stats).
+type KnowledgeStats struct {
+	CurrentFiles       int            // paths with a current version
+	TombstonedPaths    int            // paths whose newest version is a tombstone
+	TotalVersions      int            // every kept version, tombstones included
+	DistinctPaths      int            // every path with a kept version
+	BySourceType       map[string]int // current versions by source type
+	ByMimeType         map[string]int // current versions by mime type
+	CurrentBytes       int64          // content bytes of current versions
+	TotalVersionsBytes int64          // content bytes of every version
+	CurrentChunks      int            // chunks of current versions
+	TotalChunks        int            // chunks of every version
+	RefreshScheduled   int            // current versions with a refresh frequency
+	RefreshDue         int            // ... whose refresh is due at the time asked
+	LastRefreshStatus  map[string]int // current versions by last refresh status (not empty)
+}
+
+// StaleVersion is a current version whose chunks lack a model's vectors.
+type StaleVersion struct {
+	Key     DocKey
+	Version string
 }
 
 // Chunk is one piece of a document version, as it is full-text indexed and
@@ -199,6 +243,18 @@ type KnowledgeTx interface {
 	PutVectors(ctx context.Context, vs []ChunkVector) error
 	// ChunkVectors returns the vectors matching f, for exact search.
 	ChunkVectors(ctx context.Context, f VectorFilter) ([]ChunkVector, error)
+	// MarkRefreshed records a refresh attempt on a version in place
+	// (refreshed_at, last_refresh_status): an attempt that found nothing
+	// new is not a new version. ERR_NOT_FOUND for an unknown version.
+	MarkRefreshed(ctx context.Context, key DocKey, version, status string, at time.Time) error
+	// KnowledgeStats counts the documents, versions and chunks of the
+	// spaces under a raw path prefix; due is the instant refreshes are
+	// judged due at.
+	KnowledgeStats(ctx context.Context, spaces []DocSpace, prefix string, due time.Time) (*KnowledgeStats, error)
+	// StaleVersions lists up to limit current versions, in every space,
+	// with content whose chunks are missing or lack a vector of model:
+	// what a re-index must embed.
+	StaleVersions(ctx context.Context, model string, limit int) ([]StaleVersion, error)
 	// SearchChunks ranks the chunks of current versions by full-text
 	// relevance, best first (ties by chunk id).
 	SearchChunks(ctx context.Context, q ChunkQuery) ([]ChunkHit, error)

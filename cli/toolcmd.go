@@ -61,11 +61,11 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 	var asJSON bool
 	in := spec.InputSchema
 	cmd := &cobra.Command{
-		Use:     spec.Name,
-		Aliases: []string{flagName(spec.Name)},
+		Use:     spec.Name + argsUsage(spec),
+		Aliases: verbs(spec),
 		Short:   firstSentence(spec.Description),
 		Long:    spec.Description + "\n\nFlags set input fields; --input gives them as one JSON object (flags win).",
-		Args:    noArgs,
+		Args:    positional(spec),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&input, "input", "", "input as a JSON object")
@@ -75,12 +75,15 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 		addFlag(cmd, name, in.Properties[name], slices.Contains(in.Required, name))
 		props[flagName(name)] = name
 	}
-	cmd.RunE = func(c *cobra.Command, _ []string) error {
+	cmd.RunE = func(c *cobra.Command, pos []string) error {
 		args := map[string]any{}
 		if input != "" {
 			if err := json.Unmarshal([]byte(input), &args); err != nil {
 				return usageError("--input is not a JSON object: %v", err)
 			}
+		}
+		if err := positionalValues(spec, pos, args); err != nil {
+			return err
 		}
 		var ferr error
 		c.Flags().Visit(func(f *pflag.Flag) {
@@ -108,6 +111,96 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 		return a.print(spec, res, asJSON)
 	}
 	return cmd
+}
+
+// verbs are a tool's further command names: its kebab-case, its name
+// without the toolset's prefix (membot_read is `baton membot read`) and
+// the definition's own verbs.
+func verbs(spec *tool.Spec) []string {
+	var out []string
+	add := func(v string) {
+		if v != "" && v != spec.Name && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	add(flagName(spec.Name))
+	if short, ok := strings.CutPrefix(spec.Name, spec.Toolset+"_"); ok {
+		add(short)
+		add(flagName(short))
+	}
+	for _, v := range spec.Verbs {
+		add(v)
+	}
+	return out
+}
+
+// argsUsage shows a tool's positional arguments in its usage line.
+func argsUsage(spec *tool.Spec) string {
+	var b strings.Builder
+	for _, a := range spec.Args {
+		name := strings.ToUpper(flagName(a))
+		if spec.InputSchema.Properties[a].Type == "array" {
+			name += "..."
+		}
+		if slices.Contains(spec.InputSchema.Required, a) {
+			b.WriteString(" " + name)
+		} else {
+			b.WriteString(" [" + name + "]")
+		}
+	}
+	return b.String()
+}
+
+// positional accepts as many arguments as the tool names (any number for
+// a trailing array); a tool with none refuses them all.
+func positional(spec *tool.Spec) cobra.PositionalArgs {
+	if len(spec.Args) == 0 {
+		return noArgs
+	}
+	return func(c *cobra.Command, args []string) error {
+		last := spec.Args[len(spec.Args)-1]
+		if spec.InputSchema.Properties[last].Type != "array" && len(args) > len(spec.Args) {
+			return usageError("%s takes at most %d argument(s) (%s); got %d", c.CommandPath(), len(spec.Args),
+				strings.Join(spec.Args, ", "), len(args))
+		}
+		return nil
+	}
+}
+
+// positionalValues sets the input properties named by the positional
+// arguments; a flag or --input naming the same property as well is a
+// usage error rather than a silent choice.
+func positionalValues(spec *tool.Spec, pos []string, args map[string]any) error {
+	for i, v := range pos {
+		name := spec.Args[min(i, len(spec.Args)-1)]
+		ps := spec.InputSchema.Properties[name]
+		var val any = v
+		switch ps.Type {
+		case "array":
+			list, _ := args[name].([]any)
+			if i < len(spec.Args)-1 || (i == len(spec.Args)-1 && list != nil) {
+				return usageError("%s is given twice, as an argument and as a flag", flagName(name))
+			}
+			args[name] = append(list, v)
+			for _, rest := range pos[i+1:] {
+				args[name] = append(args[name].([]any), rest)
+			}
+			return nil
+		case "integer", "number":
+			var n json.Number
+			if err := json.Unmarshal([]byte(v), &n); err != nil {
+				return usageError("argument %d (%s) is not a number: %q", i+1, flagName(name), v)
+			}
+			val = n
+		case "boolean":
+			return usageError("argument %s cannot be positional", name)
+		}
+		if _, dup := args[name]; dup {
+			return usageError("%s is given twice, as an argument and in --input", flagName(name))
+		}
+		args[name] = val
+	}
+	return nil
 }
 
 func firstSentence(s string) string {

@@ -145,6 +145,7 @@ const currentCond = `d.deleted = 0 AND d.version_ms = (SELECT MAX(x.version_ms) 
 func docColumns(content string) string {
 	return `d.rid, d.scope, d.project, d.path, d.version_ms, d.deleted, ` + content + `, d.content_type, d.size_bytes,
 	d.sha256, d.source_path, d.source_sha256, d.change_note, d.created_by, d.created_at,
+	d.source_type, d.description, d.refresh_frequency_sec, d.refreshed_at, d.last_refresh_status,
 	(SELECT o.created_by FROM documents o WHERE o.scope = d.scope AND o.project = d.project AND o.path = d.path ORDER BY o.version_ms LIMIT 1),
 	(SELECT o.created_at FROM documents o WHERE o.scope = d.scope AND o.project = d.project AND o.path = d.path ORDER BY o.version_ms LIMIT 1)`
 }
@@ -156,18 +157,23 @@ func scanDoc(r scanner) (int64, *baton.Document, error) {
 		d             baton.Document
 		rid, ms, ca   int64
 		firstAt       int64
+		refreshedAt   int64
 		deleted       int
 		firstBy       string
 		updatedByCopy string
 	)
 	if err := r.Scan(&rid, &d.Scope, &d.Project, &d.Path, &ms, &deleted, &d.Content, &d.ContentType, &d.Size,
-		&d.SHA256, &d.SourcePath, &d.SourceSHA256, &d.ChangeNote, &updatedByCopy, &ca, &firstBy, &firstAt); err != nil {
+		&d.SHA256, &d.SourcePath, &d.SourceSHA256, &d.ChangeNote, &updatedByCopy, &ca, &d.SourceType, &d.Description, &d.RefreshFrequencySec,
+		&refreshedAt, &d.LastRefreshStatus, &firstBy, &firstAt); err != nil {
 		return 0, nil, err
 	}
 	d.Version = versionID(ms)
 	d.Deleted = deleted != 0
 	d.UpdatedBy, d.UpdatedAt = updatedByCopy, FromMS(ca)
 	d.CreatedBy, d.CreatedAt = firstBy, FromMS(firstAt)
+	if refreshedAt != 0 {
+		d.RefreshedAt = FromMS(refreshedAt)
+	}
 	return rid, &d, nil
 }
 
@@ -221,12 +227,21 @@ func (t *Tx) insertVersion(ctx context.Context, d *baton.Document) (int64, error
 	if d.Deleted {
 		deleted = 1
 	}
+	if d.SourceType == "" || d.Deleted {
+		d.SourceType = baton.SourceInline
+	}
+	var refreshed int64
+	if !d.RefreshedAt.IsZero() {
+		refreshed = MS(d.RefreshedAt)
+	}
 	var rid int64
 	err := t.Q.QueryRowContext(ctx, `INSERT INTO documents (scope, project, path, version_ms, deleted, content, content_type,
-		size_bytes, sha256, source_path, source_sha256, change_note, created_by, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
+		size_bytes, sha256, source_path, source_sha256, change_note, created_by, created_at,
+		source_type, description, refresh_frequency_sec, refreshed_at, last_refresh_status)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
 		d.Scope, d.Project, d.Path, ms, deleted, d.Content, d.ContentType, d.Size, d.SHA256, d.SourcePath,
-		d.SourceSHA256, d.ChangeNote, d.UpdatedBy, MS(d.UpdatedAt)).Scan(&rid)
+		d.SourceSHA256, d.ChangeNote, d.UpdatedBy, MS(d.UpdatedAt),
+		d.SourceType, d.Description, d.RefreshFrequencySec, refreshed, d.LastRefreshStatus).Scan(&rid)
 	if err != nil {
 		return 0, err
 	}
@@ -406,7 +421,7 @@ func (t *Tx) DocumentVersions(ctx context.Context, key baton.DocKey) ([]*baton.D
 		return nil, err
 	}
 	rows, err := t.Q.QueryContext(ctx, `SELECT version_ms, deleted, content_type, size_bytes, sha256, source_path, source_sha256,
-		change_note, created_by, created_at FROM documents WHERE scope = ? AND project = ? AND path = ? ORDER BY version_ms DESC`,
+		change_note, last_refresh_status, created_by, created_at FROM documents WHERE scope = ? AND project = ? AND path = ? ORDER BY version_ms DESC`,
 		key.Scope, key.Project, key.Path)
 	if err != nil {
 		return nil, err
@@ -418,7 +433,7 @@ func (t *Tx) DocumentVersions(ctx context.Context, key baton.DocKey) ([]*baton.D
 		var ms, ca int64
 		var deleted int
 		if err := rows.Scan(&ms, &deleted, &v.ContentType, &v.Size, &v.SHA256, &v.SourcePath, &v.SourceSHA256,
-			&v.ChangeNote, &v.CreatedBy, &ca); err != nil {
+			&v.ChangeNote, &v.LastRefreshStatus, &v.CreatedBy, &ca); err != nil {
 			return nil, err
 		}
 		v.Version, v.Deleted, v.CreatedAt = versionID(ms), deleted != 0, FromMS(ca)

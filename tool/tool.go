@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
+	"github.com/baton-dev/baton/embedding"
 	"github.com/baton-dev/baton/events"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -75,6 +76,14 @@ type Definition[In, Out any] struct {
 	// Text renders a successful output as plain text for MCP content and
 	// the CLI; without it both show the JSON.
 	Text func(Out) string
+	// Args names the input properties the CLI takes as positional
+	// arguments, in order, as the product's CLI shows them (`baton membot
+	// read notes/x.md`); an array property, last, takes the rest.
+	Args []string
+	// Verbs are further CLI names of the tool besides its name, its
+	// kebab-case and its name without the toolset's prefix (membot_read
+	// is also `baton membot read`), e.g. membot's `ls`, `mv`, `rm`.
+	Verbs []string
 }
 
 // Call is what Execute receives besides its input.
@@ -133,6 +142,9 @@ type Env struct {
 	// ClaimTTL is the lease a claim gets unless the call asks for another;
 	// zero means baton.DefaultClaimTTL.
 	ClaimTTL time.Duration
+	// Embedder embeds knowledge chunks and queries; nil means the
+	// built-in local one (Embed).
+	Embedder baton.Embedder
 	// Bus wakes subscribers after a call's events commit; may be nil.
 	Bus *events.Bus
 	// BusHearsAll says the bus also hears every other process writing to
@@ -153,6 +165,17 @@ func (e *Env) PollEvery() time.Duration {
 	}
 	return time.Second
 }
+
+// Embed is the embedder knowledge tools use: the configured one, else the
+// built-in local embedder, which needs no network and no key.
+func (e *Env) Embed() baton.Embedder {
+	if e.Embedder != nil {
+		return e.Embedder
+	}
+	return builtinEmbedder
+}
+
+var builtinEmbedder = embedding.NewBuiltin()
 
 // Getwd returns the agent's working directory.
 func (e *Env) Getwd() (string, error) {
@@ -191,6 +214,9 @@ type Spec struct {
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
 	PlainText    bool // the tool renders its own text; otherwise text is the JSON
+	// Args and Verbs are the CLI's positional arguments and further
+	// command names (Definition.Args, Definition.Verbs).
+	Args, Verbs []string
 
 	wireOut *jsonschema.Schema // OutputSchema as tools/list sends it (wireOutput)
 }
@@ -225,10 +251,17 @@ func New[In, Out any](d Definition[In, Out]) Tool {
 	if d.Execute == nil || d.Name == "" || d.Toolset == "" || d.Description == "" {
 		panic(fmt.Sprintf("tool %q: name, toolset, description and Execute are required", d.Name))
 	}
+	for i, a := range d.Args {
+		ps, ok := in.Properties[a]
+		if !ok || (ps.Type == "array" && i != len(d.Args)-1) {
+			panic(fmt.Sprintf("tool %s: positional argument %q is not an input property (or an array before the last)", d.Name, a))
+		}
+	}
 	return &typed[In, Out]{def: d, spec: &Spec{
 		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
 		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
 		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil, wireOut: wireOutput(out),
+		Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs),
 	}}
 }
 

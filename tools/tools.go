@@ -9,6 +9,7 @@ import (
 	"github.com/baton-dev/baton/tools/capabilities"
 	"github.com/baton-dev/baton/tools/claims"
 	"github.com/baton-dev/baton/tools/issues"
+	"github.com/baton-dev/baton/tools/membot"
 	"github.com/baton-dev/baton/tools/messaging"
 	"github.com/baton-dev/baton/tools/phases"
 	"github.com/baton-dev/baton/tools/pipeline"
@@ -16,12 +17,13 @@ import (
 	"github.com/baton-dev/baton/tools/skills"
 	"github.com/baton-dev/baton/tools/system"
 	"github.com/baton-dev/baton/tools/tasks"
+	"github.com/baton-dev/baton/tools/vault"
 	"github.com/baton-dev/baton/tools/work"
 )
 
 // All returns every built-in tool, in the order clients list them.
 func All() []tool.Tool {
-	return []tool.Tool{
+	all := []tool.Tool{
 		system.Ping,
 		system.Health,
 		tasks.Create,
@@ -91,6 +93,8 @@ func All() []tool.Tool {
 		work.WaitTask,
 		capabilities.CapabilitiesRefresh,
 	}
+	all = append(all, vault.All()...)
+	return append(all, membot.All()...)
 }
 
 // Registry returns a registry of every built-in tool.
