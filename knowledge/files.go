@@ -1,0 +1,135 @@
+package knowledge
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/baton-dev/baton"
+)
+
+// ProjectFile is a file read from a project directory.
+type ProjectFile struct {
+	Rel     string // slash-separated path relative to the project root
+	Content string
+	MIME    string
+}
+
+// ReadProjectFile reads the file at rel (relative to root, or absolute
+// inside it) for ingestion. It refuses, as ERR_INVALID_INPUT and without
+// naming any server path: a path that leaves the root, by ".." or by a
+// symbolic link; a directory or other non-regular file; a file over
+// baton.MaxDocumentBytes; content that is not UTF-8 text. A missing file is
+// ERR_NOT_FOUND. Messages name rel as the caller gave it, never root.
+func ReadProjectFile(root, rel string) (*ProjectFile, error) {
+	if root == "" {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "the project has no directory to read %q from", rel).
+			WithHint("set the project's root (baton init in its repository), or write the content with membot_write")
+	}
+	if strings.ContainsRune(rel, 0) || strings.TrimSpace(rel) == "" {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "path %q is empty or holds a NUL", rel).
+			WithHint("give a path relative to the project root, e.g. docs/design.md")
+	}
+	outside := func() error {
+		return baton.Errorf(baton.ErrInvalidInput, "path %q is outside the project directory", rel).
+			WithDetails("path", rel).WithHint("give a path inside the project, relative to its root, e.g. docs/design.md")
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, outside()
+	}
+	if real, err := filepath.EvalSymlinks(absRoot); err == nil {
+		absRoot = real
+	}
+	p := filepath.FromSlash(rel)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(absRoot, p)
+	}
+	p = filepath.Clean(p)
+	if !within(absRoot, p) {
+		// An absolute path may name the root through a link the root
+		// itself went through; judge it after resolving.
+		if real, err := filepath.EvalSymlinks(p); err != nil || !within(absRoot, real) {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, notFound(rel)
+			}
+			return nil, outside()
+		}
+	}
+	real, err := filepath.EvalSymlinks(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, notFound(rel)
+	case err != nil:
+		return nil, baton.Errorf(baton.ErrInvalidInput, "cannot read %q", rel).WithHint("check the file's permissions")
+	case !within(absRoot, real):
+		return nil, outside()
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "cannot read %q", rel).WithHint("check the file's permissions")
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%q is not a regular file", rel).
+			WithHint("name one file; membot_add takes a directory and walks it")
+	}
+	if st.Size() > baton.MaxDocumentBytes {
+		return nil, tooLarge(rel)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, baton.MaxDocumentBytes+1))
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "cannot read %q", rel).WithHint("check the file's permissions")
+	}
+	if len(b) > baton.MaxDocumentBytes {
+		return nil, tooLarge(rel)
+	}
+	if !utf8.Valid(b) || strings.ContainsRune(string(b), 0) {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%q is not UTF-8 text", rel).WithType("unsupported_mime").
+			WithDetails("path", rel).WithHint("baton stores text documents; convert the file to Markdown or text first")
+	}
+	relOut, _ := filepath.Rel(absRoot, real)
+	return &ProjectFile{Rel: filepath.ToSlash(relOut), Content: string(b), MIME: mimeOf(real)}, nil
+}
+
+// within says whether p is root or inside it.
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+}
+
+func notFound(rel string) error {
+	return baton.Errorf(baton.ErrNotFound, "no file %q in the project directory", rel).WithDetails("path", rel).
+		WithHint("give a path relative to the project root; list the directory to check the name")
+}
+
+func tooLarge(rel string) error {
+	return baton.Errorf(baton.ErrInvalidInput, "%q is over the limit of %d bytes", rel, baton.MaxDocumentBytes).
+		WithDetails("path", rel, "max_bytes", baton.MaxDocumentBytes).WithHint("split the file, or store a summary with membot_write")
+}
+
+// mimeOf is a text file's mime type by its extension: Markdown for .md
+// and for files without a known type.
+func mimeOf(p string) string {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".md", ".markdown", "":
+		return "text/markdown"
+	case ".json":
+		return "application/json"
+	case ".txt":
+		return "text/plain"
+	}
+	if t := mime.TypeByExtension(filepath.Ext(p)); t != "" {
+		if i := strings.IndexByte(t, ';'); i >= 0 {
+			t = t[:i]
+		}
+		return t
+	}
+	return "text/plain"
+}
