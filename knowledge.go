@@ -179,6 +179,16 @@ type ChunkHit struct {
 	Score float64
 }
 
+// VectorHit is one vector search result: the chunk and its cosine
+// similarity to the query.
+type VectorHit struct {
+	ChunkID int64
+	Key     DocKey
+	Version string
+	Ordinal int
+	Score   float64
+}
+
 // VectorFilter selects the vectors of current versions to search.
 type VectorFilter struct {
 	Spaces     []DocSpace
@@ -241,8 +251,12 @@ type KnowledgeTx interface {
 	// PutVectors stores (or replaces) the vector of each chunk for its
 	// model. ERR_NOT_FOUND for an unknown chunk.
 	PutVectors(ctx context.Context, vs []ChunkVector) error
-	// ChunkVectors returns the vectors matching f, for exact search.
+	// ChunkVectors returns the vectors matching f.
 	ChunkVectors(ctx context.Context, f VectorFilter) ([]ChunkVector, error)
+	// SearchVectors ranks the vectors matching f by exact cosine
+	// similarity to q (vectors of another length are skipped), best first,
+	// ties by chunk id, at most limit (<= 0: 50) of them.
+	SearchVectors(ctx context.Context, f VectorFilter, q []float32, limit int) ([]VectorHit, error)
 	// MarkRefreshed records a refresh attempt on a version in place
 	// (refreshed_at, last_refresh_status): an attempt that found nothing
 	// new is not a new version. ERR_NOT_FOUND for an unknown version.

@@ -203,23 +203,19 @@ func Search(ctx context.Context, tx baton.KnowledgeTx, emb baton.Embedder, q Que
 			return nil, baton.Errorf(baton.ErrInternal, "the embedder returned %d vectors for 1 text", len(vs))
 		}
 		qv := vs[0]
-		stored, err := tx.ChunkVectors(ctx, baton.VectorFilter{Spaces: q.Spaces, PathPrefix: q.PathPrefix, Model: emb.Model(), IncludeHistory: q.IncludeHistory})
+		// Vectors of another width under the same model id are skipped by
+		// the store: unusable until re-embedded.
+		hits, err := tx.SearchVectors(ctx, baton.VectorFilter{Spaces: q.Spaces, PathPrefix: q.PathPrefix, Model: emb.Model(),
+			IncludeHistory: q.IncludeHistory}, qv, depth)
 		if err != nil {
 			return nil, err
 		}
-		for _, v := range stored {
-			if len(v.Vector) != len(qv) {
-				continue // written under another width of the same model id: unusable until re-embedded
-			}
-			semantic = append(semantic, Ranked{ChunkID: v.ChunkID, Score: Cosine(qv, v.Vector)})
+		for _, v := range hits {
+			semantic = append(semantic, Ranked{ChunkID: v.ChunkID, Score: v.Score})
 			if _, ok := texts[v.ChunkID]; !ok {
 				texts[v.ChunkID] = chunkInfo{key: v.Key, version: v.Version, ordinal: v.Ordinal}
 			}
 		}
-		slices.SortFunc(semantic, func(a, b Ranked) int {
-			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ChunkID, b.ChunkID))
-		})
-		semantic = semantic[:min(len(semantic), depth)]
 	}
 	weight := q.SemanticWeight
 	switch q.Mode {

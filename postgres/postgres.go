@@ -51,6 +51,7 @@ type Store struct {
 	channel string // the NOTIFY channel of this schema's events
 	clock   baton.Clock
 	version int64
+	vectors *sqlcore.VectorCache // decoded vectors for exact search
 	closed  atomic.Bool
 }
 
@@ -77,7 +78,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, wsem: make(chan struct{}, 1)}
+	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, wsem: make(chan struct{}, 1), vectors: sqlcore.NewVectorCache()}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -257,7 +258,7 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 		if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
 			return err
 		}
-		if err := fn(s.newTx(t)); err != nil {
+		if err := fn(s.newTx(t, false)); err != nil {
 			return err
 		}
 		return t.Commit()
@@ -290,7 +291,7 @@ func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
 		return err
 	}
 	defer t.Rollback()
-	if err := fn(s.newTx(t)); err != nil {
+	if err := fn(s.newTx(t, true)); err != nil {
 		return err
 	}
 	return t.Rollback()
@@ -362,9 +363,9 @@ type tx struct {
 }
 
 // newTx wraps a database transaction; its queries use ? placeholders.
-func (s *Store) newTx(q sqlcore.Querier) *tx {
+func (s *Store) newTx(q sqlcore.Querier, readOnly bool) *tx {
 	t := &tx{channel: s.channel}
-	t.Tx = sqlcore.Tx{Q: rebound{q}, Now: s.clock, D: dialect{t}, Self: t}
+	t.Tx = sqlcore.Tx{Q: rebound{q}, Now: s.clock, D: dialect{t}, Self: t, Vectors: s.vectors, ReadOnly: readOnly}
 	return t
 }
 

@@ -215,6 +215,9 @@ func (t *Tx) insertVersion(ctx context.Context, d *baton.Document) (int64, error
 	if last.Valid && last.Int64 >= ms {
 		ms = last.Int64 + 1
 	}
+	if err := t.bumpKnowledge(ctx); err != nil {
+		return 0, err
+	}
 	sum := sha256.Sum256([]byte(d.Content))
 	d.SHA256 = hex.EncodeToString(sum[:])
 	d.Size = int64(len(d.Content))
@@ -468,6 +471,9 @@ func (t *Tx) PruneDocuments(ctx context.Context, spaces []baton.DocSpace, before
 	if dryRun || res.RemovedVersions == 0 {
 		return res, nil
 	}
+	if err := t.bumpKnowledge(ctx); err != nil {
+		return res, err
+	}
 	victims := `SELECT d.rid FROM documents d WHERE ` + cond
 	// Children first: the stores need not cascade.
 	if _, err := t.Q.ExecContext(ctx, `DELETE FROM chunk_vectors WHERE chunk_rid IN
@@ -505,6 +511,9 @@ func (t *Tx) ReplaceChunks(ctx context.Context, key baton.DocKey, version string
 			return baton.Errorf(baton.ErrInvalidInput, "chunk %d spans %d..%d, outside the content's %d bytes", i, c.Start, c.End, len(d.Content)).
 				WithHint("give byte offsets into the version's content")
 		}
+	}
+	if err := t.bumpKnowledge(ctx); err != nil {
+		return err
 	}
 	if _, err := t.Q.ExecContext(ctx, `DELETE FROM chunk_vectors WHERE chunk_rid IN (SELECT rid FROM document_chunks WHERE doc_rid = ?)`, rid); err != nil {
 		return err
@@ -569,6 +578,11 @@ func (t *Tx) Chunks(ctx context.Context, key baton.DocKey, version string) ([]*b
 
 // PutVectors implements baton.KnowledgeTx.
 func (t *Tx) PutVectors(ctx context.Context, vs []baton.ChunkVector) error {
+	if len(vs) > 0 {
+		if err := t.bumpKnowledge(ctx); err != nil {
+			return err
+		}
+	}
 	for _, v := range vs {
 		if v.Model == "" || len(v.Vector) == 0 || len(v.Vector) > baton.MaxVectorDims {
 			return baton.Errorf(baton.ErrInvalidInput, "a vector needs a model and 1..%d dimensions (got %q, %d)",

@@ -64,6 +64,11 @@ type Tx struct {
 	// opened are the audit sessions this transaction started: the call
 	// that opens a session is not one of its records.
 	opened map[string]bool
+	// Vectors is the store's vector cache (nil: none); ReadOnly says the
+	// transaction is a read-only snapshot, the only kind that uses it.
+	Vectors  *VectorCache
+	ReadOnly bool
+	bumped   bool // the knowledge generation moved on in this transaction
 }
 
 // MS stores an instant as Unix milliseconds, the stores' time columns.

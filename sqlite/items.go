@@ -27,6 +27,14 @@ func newTx(q sqlcore.Querier, now baton.Clock) *tx {
 	return t
 }
 
+// newStoreTx is newTx for a transaction of s: read-only ones use its
+// vector cache.
+func (s *Store) newStoreTx(q sqlcore.Querier, readOnly bool) *tx {
+	t := newTx(q, s.clock)
+	t.Vectors, t.ReadOnly = s.vectors, readOnly
+	return t
+}
+
 // dialect is how SQLite says what sqlcore leaves to each store.
 type dialect struct{}
 

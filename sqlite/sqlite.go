@@ -36,6 +36,7 @@ type Store struct {
 	clock   baton.Clock
 	version int64
 	closed  atomic.Bool
+	vectors *sqlcore.VectorCache // decoded vectors for exact search
 }
 
 var _ baton.Store = (*Store)(nil)
@@ -69,7 +70,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, baton.Errorf(baton.ErrInitFailed, "cannot create the database directory: %v", err)
 	}
-	s := &Store{path: abs, clock: opts.Clock}
+	s := &Store{path: abs, clock: opts.Clock, vectors: sqlcore.NewVectorCache()}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -225,7 +226,7 @@ func (s *Store) once(ctx context.Context, db *sql.DB, readOnly bool, fn func(bat
 	// Rollback after Commit is a no-op; deferring it means no path, panics
 	// included, leaves the single writer connection inside a transaction.
 	defer t.Rollback()
-	if err := fn(newTx(t, s.clock)); err != nil {
+	if err := fn(s.newStoreTx(t, readOnly)); err != nil {
 		return err
 	}
 	if readOnly {

@@ -26,6 +26,8 @@ var knowledgeCases = []testCase{
 	{"ChunksAndVectors", testKnowledgeChunksVectors},
 	{"SearchRanking", testKnowledgeSearchRanking},
 	{"Limits", testKnowledgeLimits},
+	{"VectorSearch", testKnowledgeVectorSearch},
+	{"StatsAndRefresh", testKnowledgeStatsRefresh},
 }
 
 var (

@@ -161,11 +161,12 @@ func (d *dynamic) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 		if req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		r := d.Invoke(ctx, env, who(ctx, req), raw)
+		p := who(ctx, req)
+		r := d.Invoke(ctx, env, p, raw)
 		if r.Err != nil {
 			return ErrorResult(r.Err), nil
 		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: env.parkText(ctx, p, d.spec.Name, r.Text)}}}
 		if out, _ := r.Output.(json.RawMessage); bytes.HasPrefix(bytes.TrimSpace(out), []byte("{")) {
 			res.StructuredContent = out
 		}

@@ -60,7 +60,8 @@ func (t *typed[In, Out]) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 		if req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		out, err := t.invoke(ctx, env, who(ctx, req), raw)
+		p := who(ctx, req)
+		out, err := t.invoke(ctx, env, p, raw)
 		if err != nil {
 			return ErrorResult(err), nil
 		}
@@ -72,6 +73,7 @@ func (t *typed[In, Out]) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 		if t.def.Text != nil {
 			text = t.def.Text(out)
 		}
+		text = env.parkText(ctx, p, t.spec.Name, text)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}, nil
 	})
 }

@@ -398,6 +398,10 @@ const (
 type Session struct {
 	mu   sync.Mutex
 	used map[string]int
+	// parked are the session's large results (parking.go), lastID the
+	// number of the latest.
+	parked []parked
+	lastID int
 }
 
 type sessionKey struct{}
