@@ -5,6 +5,8 @@
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# the patched jsonata-go that go.mod replaces (third_party/jsonata-go/NOTE.md)
+COPY third_party/ third_party/
 RUN go mod download
 COPY . .
 ARG VERSION=dev

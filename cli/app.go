@@ -143,7 +143,7 @@ func (a *App) root() *cobra.Command {
 	root.SetCompletionCommandGroupID(groupSetup)
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
 		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd(),
-		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd()} {
+		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd()} {
 		c.GroupID = commandGroup(c.Name())
 		root.AddCommand(c)
 	}
@@ -223,6 +223,10 @@ func (a *App) openStore(ctx context.Context) (baton.Store, error) {
 }
 
 func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*tool.Env, error) {
+	emb, err := a.configuredEmbedder() // [embedding] of baton.toml (cli/knowledge.go)
+	if err != nil {
+		return nil, err
+	}
 	s, err := a.openStore(ctx)
 	if err != nil {
 		return nil, err
@@ -231,6 +235,7 @@ func (a *App) toolEnv(ctx context.Context, reg *tool.Registry, mode string) (*to
 		Store: s, Clock: a.Clock, Registry: reg, DataDir: a.dataDir(ctx, s),
 		Server:   tool.ServerInfo{Version: a.Version, Mode: mode, Started: a.started},
 		ClaimTTL: a.claimTTL,
+		Embedder: emb,
 		Bus:      a.bus,
 		Log:      slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}, nil

@@ -140,6 +140,8 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	proofFile := filepath.Join(dir, "proof.json")
+	evalDir := filepath.Join(dir, "evalset")
+	WriteEvalSet(t, evalDir)
 	if b, err := json.Marshal(proof); err != nil || os.WriteFile(proofFile, b, 0o644) != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +194,8 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"worktree", "list"}, codes: wtCodes},
 		{args: []string{"worktree", "prune"}, codes: wtCodes},
 		{args: []string{"orchestrator", "tick"}},
+		{args: []string{"knowledge", "reindex"}},
+		{args: []string{"knowledge", "eval", "--dir", evalDir}},
 		{args: []string{"prs"}},
 		{args: []string{"pr", "show", "PR-1"}, codes: []int{1}},           // no PR here: the error envelope
 		{args: []string{"pr", "gates", "PR-1"}, codes: []int{1}},          // (cli/prs_test.go covers real PRs)

@@ -71,5 +71,8 @@ func matrixNotes(s *tool.Spec) string {
 	if s.Annotations.ReadOnly {
 		notes = append(notes, "read-only")
 	}
+	if s.AliasOf != "" {
+		notes = append(notes, "alias of "+s.AliasOf+", callable, never listed")
+	}
 	return strings.Join(notes, "; ")
 }

@@ -82,7 +82,7 @@ func (a *App) writeToolCosts(scope *tool.Scope, asJSON bool) error {
 	total := 0
 	for _, t := range a.Registry.All() {
 		s := t.Spec()
-		if scope != nil && !scope.Has(s.Name) {
+		if scope != nil && !scope.Listed(s.Name) {
 			continue
 		}
 		n := tool.SchemaTokens(s)

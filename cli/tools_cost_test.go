@@ -19,10 +19,11 @@ import (
 )
 
 // WorkerSchemaBudget is the most the worker profile's tools/list may cost
-// in schema tokens (chars/4). Measured at 25,331 when it was set, with
-// about 12 % headroom; docs/profiles.md and docs/performance.md say the
-// same, and change with it.
-const WorkerSchemaBudget = 28500
+// in schema tokens (chars/4). Measured at 32,214 with 85 tools when it was
+// last set (issue 15 added Botholomew's knowledge tools and Symphony's
+// vault), with about 12 % headroom; docs/profiles.md and
+// docs/performance.md say the same, and change with it.
+const WorkerSchemaBudget = 36000
 
 // TestWorkerSchemaBudget fails when what a worker session's tools/list
 // puts in a model's context grows past the documented budget.
@@ -112,11 +113,20 @@ func TestSchemaTokensMatchTheWire(t *testing.T) {
 		t.Fatalf("mcp exit %d: %s", code, stderr)
 	}
 	listed := listedTools(t, resp["list"])
-	if len(listed) != reg.Len() {
-		t.Fatalf("tools/list has %d tools, the registry %d", len(listed), reg.Len())
+	aliases := 0
+	for _, tl := range reg.All() {
+		if tl.Spec().AliasOf != "" {
+			aliases++
+		}
+	}
+	if len(listed) != reg.Len()-aliases {
+		t.Fatalf("tools/list has %d tools, the registry %d and %d aliases (never listed)", len(listed), reg.Len(), aliases)
 	}
 	for _, tl := range reg.All() {
 		s := tl.Spec()
+		if s.AliasOf != "" {
+			continue
+		}
 		if got, want := tool.SchemaChars(s), utf8.RuneCount(listed[s.Name]); got != want {
 			t.Errorf("%s: SchemaChars = %d, tools/list carries %d characters", s.Name, got, want)
 		}
@@ -181,7 +191,7 @@ func TestToolsets(t *testing.T) {
 	want := func(keep func(*tool.Spec) bool) []string {
 		var out []string
 		for _, tl := range reg.All() {
-			if keep(tl.Spec()) && !tl.Spec().Annotations.Privileged {
+			if keep(tl.Spec()) && !tl.Spec().Annotations.Privileged && tl.Spec().AliasOf == "" {
 				out = append(out, tl.Spec().Name)
 			}
 		}

@@ -44,7 +44,7 @@ func writeFile(t *testing.T, path, body string) string {
 }
 
 // stdioConfig names baton B twice over stdio: peer (every tool, for
-// workers) and vault (two tools, privileged).
+// workers) and keeper (two tools, privileged).
 func stdioConfig(dbB string) string {
 	return fmt.Sprintf(`[[plugin]]
 name = "peer"
@@ -52,8 +52,8 @@ command = [%[1]q, "--db", %[2]q, "mcp", "--preset", "full", "--agent", "peer-bot
 profiles = ["worker"]
 
 [[plugin]]
-name = "vault"
-command = [%[1]q, "--db", %[2]q, "mcp", "--preset", "full", "--agent", "vault-bot"]
+name = "keeper"
+command = [%[1]q, "--db", %[2]q, "mcp", "--preset", "full", "--agent", "keeper-bot"]
 privileged = true
 tools = ["task_get", "task_update"]
 `, bin, dbB)
@@ -148,7 +148,7 @@ func TestPluginOverStdio(t *testing.T) {
 			t.Fatalf("a worker's tools/list lacks %s", want)
 		}
 	}
-	if slices.Contains(names, "vault_task_get") || slices.Contains(names, "vault_task_update") {
+	if slices.Contains(names, "keeper_task_get") || slices.Contains(names, "keeper_task_update") {
 		t.Fatal("privileged plugin tools are listed without a grant")
 	}
 	for tl, err := range worker.Tools(context.Background(), nil) {
@@ -188,7 +188,7 @@ func TestPluginOverStdio(t *testing.T) {
 	t.Run("a profile without the plugin", func(t *testing.T) {
 		judge := startA(t, dir, "--db", dbA, "mcp", "--agent", "jo", "--agent-type", "judge")
 		for _, n := range toolNames(t, judge) {
-			if strings.HasPrefix(n, "peer_") || strings.HasPrefix(n, "vault_") {
+			if strings.HasPrefix(n, "peer_") || strings.HasPrefix(n, "keeper_") {
 				t.Fatalf("a judge sees %s", n)
 			}
 		}
@@ -199,32 +199,32 @@ func TestPluginOverStdio(t *testing.T) {
 	})
 
 	t.Run("privileged by grant", func(t *testing.T) {
-		cmd := exec.Command(bin, "--db", dbA, "profile", "allow", "worker", "vault_task_update")
+		cmd := exec.Command(bin, "--db", dbA, "profile", "allow", "worker", "keeper_task_update")
 		cmd.Dir = dir // the plugins are known from baton.toml there
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("baton profile allow: %v\n%s", err, out)
 		}
 		granted := startA(t, dir, "--db", dbA, "mcp", "--agent", "alice", "--agent-type", "worker")
 		names := toolNames(t, granted)
-		if !slices.Contains(names, "vault_task_update") || slices.Contains(names, "vault_task_get") {
+		if !slices.Contains(names, "keeper_task_update") || slices.Contains(names, "keeper_task_get") {
 			t.Fatalf("after the grant: %v", names)
 		}
-		if sc, isErr := callTool(t, granted, "vault_task_update", map[string]any{"task_id": "PEER-1", "status": "todo"}); isErr {
-			t.Fatalf("vault_task_update: %v", sc)
+		if sc, isErr := callTool(t, granted, "keeper_task_update", map[string]any{"task_id": "PEER-1", "status": "todo"}); isErr {
+			t.Fatalf("keeper_task_update: %v", sc)
 		}
-		if got := peerTask(t, dbB, "PEER-1"); got["status"] != "todo" || got["updated_by"] != "vault-bot" {
+		if got := peerTask(t, dbB, "PEER-1"); got["status"] != "todo" || got["updated_by"] != "keeper-bot" {
 			t.Fatalf("B holds %v", got)
 		}
 	})
 
 	t.Run("privileged by tool-scope file", func(t *testing.T) {
-		scope := writeFile(t, filepath.Join(t.TempDir(), "scope.json"), `["vault_task_get"]`)
+		scope := writeFile(t, filepath.Join(t.TempDir(), "scope.json"), `["keeper_task_get"]`)
 		scoped := startA(t, dir, "--db", dbA, "mcp", "--agent", "alice", "--tool-scope-file", scope)
-		if names := toolNames(t, scoped); !slices.Equal(names, []string{"vault_task_get"}) {
+		if names := toolNames(t, scoped); !slices.Equal(names, []string{"keeper_task_get"}) {
 			t.Fatalf("tools/list = %v", names)
 		}
-		if sc, isErr := callTool(t, scoped, "vault_task_get", map[string]any{"task_id": "PEER-1"}); isErr || sc["title"] != "From A" {
-			t.Fatalf("vault_task_get: %v", sc)
+		if sc, isErr := callTool(t, scoped, "keeper_task_get", map[string]any{"task_id": "PEER-1"}); isErr || sc["title"] != "From A" {
+			t.Fatalf("keeper_task_get: %v", sc)
 		}
 	})
 
@@ -233,9 +233,9 @@ func TestPluginOverStdio(t *testing.T) {
 			args      []string
 			has, lack []string
 		}{
-			{[]string{"tools"}, []string{"peer_task_create", "plugin:peer", "vault_task_get"}, nil},
-			{[]string{"tools", "--profile", "worker"}, []string{"peer_task_create", "vault_task_update"}, []string{"vault_task_get"}},
-			{[]string{"tools", "--profile", "judge"}, nil, []string{"peer_", "vault_"}},
+			{[]string{"tools"}, []string{"peer_task_create", "plugin:peer", "keeper_task_get"}, nil},
+			{[]string{"tools", "--profile", "worker"}, []string{"peer_task_create", "keeper_task_update"}, []string{"keeper_task_get"}},
+			{[]string{"tools", "--profile", "judge"}, nil, []string{"peer_", "keeper_"}},
 			{[]string{"tools", "--markdown"}, nil, []string{"peer_"}},
 		} {
 			cmd := exec.Command(bin, append([]string{"--db", dbA}, c.args...)...)

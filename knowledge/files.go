@@ -43,6 +43,7 @@ func ReadProjectFile(root, rel string) (*ProjectFile, error) {
 	if err != nil {
 		return nil, outside()
 	}
+	lexRoot := absRoot // the root as named, before links are resolved
 	if real, err := filepath.EvalSymlinks(absRoot); err == nil {
 		absRoot = real
 	}
@@ -51,15 +52,10 @@ func ReadProjectFile(root, rel string) (*ProjectFile, error) {
 		p = filepath.Join(absRoot, p)
 	}
 	p = filepath.Clean(p)
-	if !within(absRoot, p) {
-		// An absolute path may name the root through a link the root
-		// itself went through; judge it after resolving.
-		if real, err := filepath.EvalSymlinks(p); err != nil || !within(absRoot, real) {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, notFound(rel)
-			}
-			return nil, outside()
-		}
+	// Judged as written before the disk is asked anything, so that a
+	// caller cannot learn whether a file outside the project exists.
+	if !within(absRoot, p) && !within(lexRoot, p) {
+		return nil, outside()
 	}
 	real, err := filepath.EvalSymlinks(p)
 	switch {

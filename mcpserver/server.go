@@ -118,7 +118,7 @@ func (f *Factory) scoped(p baton.Principal) mcp.Middleware {
 				// older scope brings them back in line.
 				kept := list.Tools[:0:0]
 				for _, t := range list.Tools {
-					if scope.Has(t.Name) {
+					if scope.Listed(t.Name) {
 						kept = append(kept, t)
 					}
 				}

@@ -92,6 +92,18 @@ func PresetTools(reg *Registry, name string) []string {
 	return out
 }
 
+// PresetMissing lists the tools a preset names that reg does not have:
+// none, once every product's catalogue is built.
+func PresetMissing(reg *Registry, name string) []string {
+	var out []string
+	for _, n := range presetTools[name] {
+		if _, ok := reg.Get(n); !ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // DefaultPreset is the preset of a session that names none. An agent's
 // session over stdio or HTTP with no profile gets Core. A profile (a
 // Symphony --agent-type, a token's profile) keeps its whole matrix, which

@@ -99,6 +99,9 @@ func outputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
 	if _, clash := s.Properties[errorProperty]; clash {
 		return nil, fmt.Errorf("output type %v must not have a property named %q", reflect.TypeFor[T](), errorProperty)
 	}
+	if s.Properties == nil { // a struct with no fields
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
 	s.Properties[errorProperty] = &jsonschema.Schema{
 		Type:        "object",
 		Description: "Set only on failure (isError true), in place of the fields above: code, type, message, details, next_action_hint.",

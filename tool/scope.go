@@ -22,6 +22,7 @@ type Scope struct {
 	all    bool
 	except map[string]bool // with all: the tools all leaves out
 	tools  map[string]bool
+	hidden map[string]bool // aliases: callable, not listed
 	// Rule says which rule decided: "web operator", "tool-scope file",
 	// "profile worker", "no profile".
 	Rule string
@@ -33,11 +34,16 @@ type Scope struct {
 // Has reports whether the scope includes the tool.
 func (s *Scope) Has(name string) bool { return (s.all && !s.except[name]) || s.tools[name] }
 
-// Names are the scope's tools among reg's, in registry order.
+// Listed reports whether tools/list shows the tool: it is in the scope
+// and is no alias of another.
+func (s *Scope) Listed(name string) bool { return s.Has(name) && !s.hidden[name] }
+
+// Names are the scope's listed tools among reg's, in registry order
+// (aliases are callable but not named).
 func (s *Scope) Names(reg *Registry) []string {
 	var out []string
 	for _, t := range reg.All() {
-		if s.Has(t.Spec().Name) {
+		if s.Listed(t.Spec().Name) {
 			out = append(out, t.Spec().Name)
 		}
 	}
@@ -206,7 +212,37 @@ func ComputeScope(reg *Registry, p baton.Principal, in ScopeInput) *Scope {
 		}
 		s.Rule += ", scheduler mode"
 	}
+	s.aliases(reg)
 	return s
+}
+
+// aliases gives each alias the standing of the tool it stands for, and
+// hides it from lists.
+func (s *Scope) aliases(reg *Registry) {
+	for _, t := range reg.All() {
+		sp := t.Spec()
+		if sp.AliasOf == "" {
+			continue
+		}
+		if s.hidden == nil {
+			s.hidden = map[string]bool{}
+		}
+		s.hidden[sp.Name] = true
+		on := s.Has(sp.AliasOf)
+		switch {
+		case s.all && on:
+			delete(s.except, sp.Name)
+		case s.all:
+			if s.except == nil {
+				s.except = map[string]bool{}
+			}
+			s.except[sp.Name] = true
+		case on:
+			s.tools[sp.Name] = true
+		default:
+			delete(s.tools, sp.Name)
+		}
+	}
 }
 
 // ReadScopeFile reads a tool-scope file: a JSON array of tool names.

@@ -80,6 +80,11 @@ type Definition[In, Out any] struct {
 	// arguments, in order, as the product's CLI shows them (`baton membot
 	// read notes/x.md`); an array property, last, takes the rest.
 	Args []string
+	// AliasOf names the tool this one is an old name of (membot_delete of
+	// membot_remove): a session may call it exactly when it may call that
+	// tool, and tools/list leaves it out, so prompts written against the
+	// old name work without the list growing.
+	AliasOf string
 	// Verbs are further CLI names of the tool besides its name, its
 	// kebab-case and its name without the toolset's prefix (membot_read
 	// is also `baton membot read`), e.g. membot's `ls`, `mv`, `rm`.
@@ -217,6 +222,8 @@ type Spec struct {
 	// Args and Verbs are the CLI's positional arguments and further
 	// command names (Definition.Args, Definition.Verbs).
 	Args, Verbs []string
+	// AliasOf is Definition.AliasOf.
+	AliasOf string
 
 	wireOut *jsonschema.Schema // OutputSchema as tools/list sends it (wireOutput)
 }
@@ -261,7 +268,7 @@ func New[In, Out any](d Definition[In, Out]) Tool {
 		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
 		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
 		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil, wireOut: wireOutput(out),
-		Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs),
+		Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs), AliasOf: d.AliasOf,
 	}}
 }
 
@@ -433,6 +440,11 @@ func publish(ctx context.Context, c *Call, spec *Spec, typ, subject string, out 
 	if err != nil {
 		return err
 	}
+	if len(data) > MaxEventData {
+		// A large output (a query's result) is the caller's; the stream
+		// says what happened, not all of it.
+		data, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(data)})
+	}
 	e := &baton.Event{Project: eventProject(ctx, c, subject), Type: typ, Subject: subject, Agent: c.Principal.Agent,
 		Data: data, At: c.Now}
 	if err := c.Tx.AppendEvent(ctx, e); err != nil {
@@ -441,6 +453,10 @@ func publish(ctx context.Context, c *Call, spec *Spec, typ, subject string, out 
 	c.published = append(c.published, e.Project)
 	return nil
 }
+
+// MaxEventData is the most of a call's output an event carries; a larger
+// output is recorded as {"truncated": true, "bytes": n}.
+const MaxEventData = 64 << 10
 
 // announce wakes the subscribers of the projects the call wrote events to.
 // Subscribers read what committed, so it runs only after the commit.

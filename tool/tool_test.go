@@ -307,3 +307,35 @@ func TestRegistry(t *testing.T) {
 	}()
 	reg.Add(a)
 }
+
+// TestLargeOutputEventIsSummarised: the event of a call whose output is
+// over MaxEventData carries its size, not the output.
+func TestLargeOutputEventIsSummarised(t *testing.T) {
+	k := testkit.New(t)
+	ctx := context.Background()
+	big := tool.New(tool.Definition[sampleIn, sampleOut]{
+		Name: "big", Toolset: "test", Description: "A tool with a large output.", Event: "test.big",
+		Execute: func(context.Context, *tool.Call, sampleIn) (sampleOut, error) {
+			return sampleOut{Name: strings.Repeat("x", tool.MaxEventData), Tags: []string{}}, nil
+		},
+	})
+	reg := tool.NewRegistry(sample(echo), big)
+	for _, name := range []string{"sample", "big"} {
+		if res := reg.Call(ctx, k.Env, k.Principal, name, json.RawMessage(`{"name":"abc"}`)); res.Err != nil {
+			t.Fatal(res.Text)
+		}
+	}
+	var small, large string
+	if err := k.DB().QueryRowContext(ctx, k.Rebind(`SELECT data FROM events WHERE type = 'tool.sample'`)).Scan(&small); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.DB().QueryRowContext(ctx, k.Rebind(`SELECT data FROM events WHERE type = 'test.big'`)).Scan(&large); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(small, `"name":"abc"`) {
+		t.Errorf("a small output's event = %s", small)
+	}
+	if len(large) > 200 || !strings.Contains(large, `"truncated":true`) {
+		t.Errorf("a large output's event is %d bytes: %.100s", len(large), large)
+	}
+}

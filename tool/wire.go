@@ -18,7 +18,15 @@ func wireOutput(s *jsonschema.Schema) *jsonschema.Schema {
 		if x == nil {
 			return
 		}
-		x.Description = ""
+		if d := x.Description; d != "" {
+			x.Description = ""
+			if isEmpty(x) {
+				// A schema that takes any value would go out as a bare
+				// `true`, which clients reject: its description keeps it
+				// an object.
+				x.Description = d
+			}
+		}
 		for _, p := range x.Properties {
 			strip(p)
 		}

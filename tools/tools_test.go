@@ -97,7 +97,18 @@ func schemas(t *testing.T) map[string]any {
 // TestNoBareBooleanSchemas: the reference TypeScript client rejects a
 // property schema that is a bare true or false.
 func TestNoBareBooleanSchemas(t *testing.T) {
-	for name, s := range schemas(t) {
+	all := schemas(t)
+	// And as tools/list sends them (wireOutput drops descriptions).
+	for _, tl := range tools.All() {
+		wire := tool.MCPTool(tl.Spec())
+		for kind, s := range map[string]any{"wire input": wire.InputSchema, "wire output": wire.OutputSchema} {
+			b, _ := json.Marshal(s)
+			var v any
+			_ = json.Unmarshal(b, &v)
+			all[tl.Spec().Name+"."+kind] = v
+		}
+	}
+	for name, s := range all {
 		walk(name, s, func(path string, s map[string]any) {
 			if props, ok := s["properties"].(map[string]any); ok {
 				for k, p := range props {

@@ -71,6 +71,18 @@ var themes = []theme{
 	{"Ending your task", []string{"work"}, map[string]string{
 		"complete_task": "finish your task with a summary", "fail_task": "give it up with a reason",
 		"wait_task": "pause it until something happens"}},
+	{"Knowledge", []string{"vault", "membot", "util"}, map[string]string{
+		"search_knowledge": "search the team's documents", "vault_retrieve": "find passages by meaning",
+		"vault_update": "index a project file", "vault_delete": "drop an entry",
+		"membot_search": "search the team's documents", "membot_read": "read documents", "membot_write": "write documents",
+		"membot_add": "ingest files and text", "membot_edit": "patch documents by line", "membot_list": "list documents",
+		"membot_tree": "browse documents as a tree", "membot_versions": "see a document's versions", "membot_diff": "compare versions",
+		"membot_info": "see where a document came from", "membot_stats": "see what the store holds",
+		"membot_move": "move documents", "membot_remove": "remove documents", "membot_copy": "copy documents",
+		"membot_refresh": "re-read changed sources", "membot_prune": "prune old versions", "membot_sources": "see what can be ingested",
+		"membot_exists": "check a document exists", "membot_count_lines": "count a document's lines",
+		"membot_pipe": "store a tool's whole output as a document", "membot_query": "query stored JSON with JSONata",
+		"read_large_result": "page through large results"}},
 	{"Capabilities", []string{Toolset}, map[string]string{"capabilities_refresh": "refresh this summary"}},
 }
 
@@ -100,7 +112,7 @@ func Refresh(ctx context.Context, env *tool.Env, p baton.Principal, includeMCP b
 	}
 	var specs []*tool.Spec
 	for _, t := range env.Registry.All() {
-		if s := t.Spec(); scope.Has(s.Name) {
+		if s := t.Spec(); scope.Listed(s.Name) {
 			specs = append(specs, s)
 		}
 	}

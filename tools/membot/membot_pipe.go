@@ -51,7 +51,6 @@ var Pipe = tool.New(tool.Definition[pipeIn, pipeOut]{
 	Profiles: tool.Profiles,
 	Input: tool.Rules{
 		"tool_name":    tool.Length(1, 128),
-		"tool_input":   tool.Field{MaxBytes: tool.MaxArguments / 2},
 		"logical_path": tool.Length(1, baton.MaxDocumentPath),
 		"change_note":  tool.MaxLen(1000),
 	},

@@ -1,0 +1,7 @@
+package config
+
+var defaultDivisionPrecision int32 = 8
+
+func GetDivisionPrecision() int32 {
+	return defaultDivisionPrecision
+}
