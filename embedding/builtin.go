@@ -19,8 +19,11 @@ import (
 
 // BuiltinModel is the model id of the built-in embedder, stored with every
 // vector it makes. Change it whenever the table, the tokeniser or the
-// weighting changes, so stored vectors are re-embedded.
-const BuiltinModel = "baton-glove-100d-int8-v1"
+// weighting changes, so stored vectors are re-embedded (`baton knowledge
+// reindex`). v1 was the 50,000 most frequent words with the mean removed;
+// v2 adds the technical words of the Linux manual pages and removes the
+// vectors' dominant direction (embedding/gen/gen.js).
+const BuiltinModel = "baton-glove-100d-int8-v2"
 
 // BuiltinDims is the width of the built-in embedder's vectors.
 const BuiltinDims = 100
@@ -95,8 +98,9 @@ func loadTable() (*table, error) {
 
 // Builtin is the local embedder: the SIF-weighted mean of the GloVe
 // vectors of a text's words, L2-normalised. It needs no network and no
-// key; its table (about 50,000 English words, int8) is compiled into the
-// binary and parsed on first use. It is safe for concurrent use.
+// key; its table (about 51,000 English and technical words, int8) is
+// compiled into the binary and parsed on first use. It is safe for
+// concurrent use.
 //
 // It knows word meaning, not phrase meaning: it helps full-text search
 // find paraphrases ("slow queries" for "database latency") and is meant

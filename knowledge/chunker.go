@@ -1,7 +1,8 @@
 // Package knowledge holds the text side of baton's document store: the
 // deterministic Markdown-aware chunker, the text each chunk is indexed and
-// embedded as, and hybrid search (bm25 and exact cosine fused by
-// reciprocal rank) over a baton.KnowledgeTx (membot-operations.md §5).
+// embedded as, and hybrid search (bm25 and exact cosine, their scores
+// fused) over a baton.KnowledgeTx (membot-operations.md §5), with its
+// labelled evaluation.
 package knowledge
 
 import (

@@ -283,31 +283,64 @@ func TestSearchRejectsBadInput(t *testing.T) {
 }
 
 func TestFuse(t *testing.T) {
-	sem := []knowledge.Ranked{{ChunkID: 1, Score: 0.9}, {ChunkID: 2, Score: 0.5}}
-	kw := []knowledge.Ranked{{ChunkID: 1, Score: 7}, {ChunkID: 3, Score: 2}}
-	got := knowledge.Fuse(sem, kw, 0.6)
-	var ids []int64
-	for _, f := range got {
-		ids = append(ids, f.ChunkID)
+	// Cosines 0.9 .. 0.5 rescale to 1 .. 0; keyword relevances are divided
+	// by the best, 8.
+	sem := []knowledge.Ranked{{ChunkID: 1, Score: 0.9}, {ChunkID: 2, Score: 0.8}, {ChunkID: 4, Score: 0.5}}
+	kw := []knowledge.Ranked{{ChunkID: 3, Score: 8}, {ChunkID: 1, Score: 6}, {ChunkID: 4, Score: 2}}
+	got := knowledge.Fuse(sem, kw, 0.3)
+	want := []struct {
+		id    int64
+		score float64
+	}{
+		{1, 0.7*6.0/8 + 0.3},         // second by keyword, first by cosine
+		{3, 0.7},                     // first by keyword only
+		{2, 0.3 * (0.8 - 0.5) / 0.4}, // semantic only
+		{4, 0.7 * 2.0 / 8},           // last in both lists: the cosine part is 0
 	}
-	if !slices.Equal(ids, []int64{1, 2, 3}) {
-		t.Fatalf("order = %v, want 1 (both lists), 2 (semantic rank 2, weight .6), 3", ids)
+	if len(got) != len(want) {
+		t.Fatalf("Fuse gave %d results, want %d", len(got), len(want))
 	}
-	if math.Abs(got[0].Score*61-1) > 1e-12 {
-		t.Errorf("first in both lists scores %v×61, want 1", got[0].Score)
+	for i, w := range want {
+		if got[i].ChunkID != w.id || math.Abs(got[i].Score-w.score) > 1e-12 {
+			t.Errorf("result %d = chunk %d scoring %v, want chunk %d scoring %v", i, got[i].ChunkID, got[i].Score, w.id, w.score)
+		}
 	}
-	if want := 0.6 / 62; math.Abs(got[1].Score-want) > 1e-12 || got[1].Keyword != nil || *got[1].Semantic != 0.5 || got[1].SemanticRank != 2 {
-		t.Errorf("chunk 2 = %+v, want score %v from the semantic list only", got[1], want)
+	if f := got[0]; *f.Semantic != 0.9 || *f.Keyword != 6 || f.SemanticRank != 1 || f.KeywordRank != 2 {
+		t.Errorf("chunk 1 = %+v, want its own scores and ranks kept", f)
 	}
-	if want := 0.4 / 62; math.Abs(got[2].Score-want) > 1e-12 || got[2].KeywordRank != 2 {
-		t.Errorf("chunk 3 = %+v, want score %v", got[2], want)
+	if f := got[2]; f.Keyword != nil || f.KeywordRank != 0 || f.SemanticRank != 2 {
+		t.Errorf("chunk 2 = %+v, want it in the semantic list only", f)
+	}
+	// First in both lists scores 1; one list alone is that list's share.
+	if top := knowledge.Fuse([]knowledge.Ranked{{ChunkID: 5, Score: 0.7}, {ChunkID: 6, Score: 0.1}},
+		[]knowledge.Ranked{{ChunkID: 5, Score: 3}}, 0.3)[0]; math.Abs(top.Score-1) > 1e-12 {
+		t.Errorf("first in both lists scores %v, want 1", top.Score)
+	}
+	for _, w := range []float64{0, 1} {
+		only := knowledge.Fuse(sem, nil, w)
+		if w == 1 && (only[0].Score != 1 || only[2].Score != 0) || w == 0 && only[0].Score != 0 {
+			t.Errorf("semantic list alone at weight %v scores %v .. %v", w, only[0].Score, only[2].Score)
+		}
+	}
+	// Equal cosines: all 1 when they are positive, all 0 when not (a query
+	// vector that matches nothing ranks nothing).
+	if f := knowledge.Fuse([]knowledge.Ranked{{ChunkID: 1, Score: 0.4}, {ChunkID: 2, Score: 0.4}}, nil, 1); f[0].Score != 1 || f[1].Score != 1 {
+		t.Errorf("equal positive cosines score %v, %v, want 1", f[0].Score, f[1].Score)
+	}
+	if f := knowledge.Fuse([]knowledge.Ranked{{ChunkID: 1, Score: 0}, {ChunkID: 2, Score: 0}}, nil, 1); f[0].Score != 0 || f[1].Score != 0 {
+		t.Errorf("zero cosines score %v, %v, want 0", f[0].Score, f[1].Score)
+	}
+	// Relevances without a positive best cannot be compared: every match
+	// is a match.
+	if f := knowledge.Fuse(nil, []knowledge.Ranked{{ChunkID: 1, Score: 0}, {ChunkID: 2, Score: 0}}, 0.3); f[0].Score != 0.7 || f[1].Score != 0.7 {
+		t.Errorf("zero relevances score %v, %v, want 0.7", f[0].Score, f[1].Score)
 	}
 	// Equal fused scores: the better semantic rank wins, then the id.
 	tie := knowledge.Fuse([]knowledge.Ranked{{ChunkID: 9, Score: 1}}, []knowledge.Ranked{{ChunkID: 4, Score: 1}}, 0.5)
-	if tie[0].ChunkID != 9 {
-		t.Errorf("tie broken to %d, want the semantic hit 9", tie[0].ChunkID)
+	if tie[0].ChunkID != 9 || tie[0].Score != tie[1].Score {
+		t.Errorf("tie = %+v, want the semantic hit 9 first at an equal score", tie)
 	}
-	if len(knowledge.Fuse(nil, nil, 0.6)) != 0 {
+	if len(knowledge.Fuse(nil, nil, 0.3)) != 0 {
 		t.Error("fusing nothing gave hits")
 	}
 }

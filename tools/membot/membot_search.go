@@ -12,7 +12,7 @@ import (
 type searchIn struct {
 	Query          string `json:"query,omitempty" jsonschema:"Natural-language query, for the semantic side."`
 	Pattern        string `json:"pattern,omitempty" jsonschema:"Keywords or identifiers, for the keyword (BM25) side. Give query, pattern or both; one alone feeds both sides."`
-	Mode           string `json:"mode,omitempty" jsonschema:"hybrid fuses both sides by reciprocal rank; semantic or keyword uses one."`
+	Mode           string `json:"mode,omitempty" jsonschema:"hybrid fuses both sides' scores; semantic or keyword uses one."`
 	PathPrefix     string `json:"path_prefix,omitempty" jsonschema:"Only paths starting with this raw string prefix."`
 	Limit          int    `json:"limit,omitempty" jsonschema:"Most hits to return."`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"Also search older versions (semantic side only)."`
@@ -24,7 +24,7 @@ type searchHit struct {
 	VersionID     string   `json:"version_id" jsonschema:"The version the chunk belongs to (current unless include_history)."`
 	ChunkIndex    int      `json:"chunk_index" jsonschema:"0-based chunk of that version."`
 	Snippet       string   `json:"snippet" jsonschema:"Up to 300 characters of the chunk, around the first search term; … marks a cut."`
-	Score         float64  `json:"score" jsonschema:"Fused score; 1 means first in every list searched."`
+	Score         float64  `json:"score" jsonschema:"Fused score in 0..1, relative to this search: 1 means best in every list searched."`
 	SemanticScore *float64 `json:"semantic_score,omitempty" jsonschema:"Cosine similarity to the query; absent when the chunk was not in the semantic list."`
 	KeywordScore  *float64 `json:"keyword_score,omitempty" jsonschema:"Keyword relevance (higher is better); absent when the chunk was not in the keyword list."`
 	RerankScore   *float64 `json:"rerank_score,omitempty" jsonschema:"Reranker score; always absent, baton does not rerank."`
@@ -50,8 +50,8 @@ var Search = tool.New(tool.Definition[searchIn, Op[searchOut]]{
 	Name:    "membot_search",
 	Toolset: Toolset,
 	Description: "`grep -r` + semantic search: hybrid search over the stored documents. Pass query (natural " +
-		"language, semantic) and/or pattern (keywords, BM25); with both, hits found by both rise to the top by " +
-		"reciprocal rank fusion. Searches current versions; include_history also searches older ones. " +
+		"language, semantic) and/or pattern (keywords, BM25); hits found by both rise to the top " +
+		"(their scores fused). Searches current versions; include_history also searches older ones. " +
 		"The primary way to find content: prefer it to reading documents one by one.",
 	Annotations: tool.Annotations{ReadOnly: true},
 	Profiles:    tool.Profiles,

@@ -39,7 +39,7 @@ type searchHit struct {
 	Score      float64  `json:"score" jsonschema:"Relevance in 0..1, what min_score is compared with: 0.6 × the cosine similarity (negative counts as 0) + 0.4 × the chunk's keyword relevance relative to the best keyword match of the query (0 when no query word occurs in it)."`
 	Similarity *float64 `json:"similarity,omitempty" jsonschema:"Cosine similarity of the query's and the chunk's embeddings, -1..1; absent when the chunk has no embedding by the current model."`
 	Keyword    bool     `json:"keyword_match" jsonschema:"A word of the query occurs in the chunk."`
-	RankScore  float64  `json:"rank_score" jsonschema:"The hybrid rank score results are ordered by: weighted reciprocal-rank fusion of the semantic and keyword lists, 1 = first in both."`
+	RankScore  float64  `json:"rank_score" jsonschema:"The hybrid score results are ordered by: keyword and semantic scores fused, each relative to the best of its list; 1 = best in both."`
 	Context    string   `json:"context,omitempty" jsonschema:"Heading breadcrumb of the chunk (A > B), when it has one."`
 	VersionID  string   `json:"version_id" jsonschema:"The document version the chunk belongs to (its current version)."`
 }
@@ -115,15 +115,16 @@ var SearchKnowledge = tool.New(tool.Definition[searchIn, searchOut]{
 	},
 })
 
-// relevance scores each hybrid hit in 0..1 for min_score: the fused
-// ranking's weights applied to the hits' own scores instead of their
-// ranks, 0.6 × max(cosine, 0) + 0.4 × keyword relevance / the best keyword
-// relevance among the hits. The rank-fused score cannot serve: every chunk
-// of a small store is in the semantic list, whose ranks 1..25 fuse to
-// 0.43..0.6 whatever the similarity, so 0.3 would drop nothing, while a
-// keyword-only hit fuses to 0.4 at best.
+// relevanceWeight is the cosine's share of relevance.
+const relevanceWeight = 0.6
+
+// relevance scores each hybrid hit in 0..1 for min_score: 0.6 × max(cosine,
+// 0) + 0.4 × keyword relevance / the best keyword relevance among the hits.
+// The fused score cannot serve: it is relative to one search (its best hit
+// is 1 however poor), while min_score's default 0.3 asks for an absolute
+// floor, which the raw cosine gives.
 func relevance(hits []knowledge.Hit) []float64 {
-	w := knowledge.DefaultSemanticWeight
+	w := relevanceWeight
 	best := 0.0
 	for _, h := range hits {
 		if h.KeywordScore != nil && *h.KeywordScore > best {
