@@ -51,7 +51,7 @@ type Store struct {
 	channel string // the NOTIFY channel of this schema's events
 	clock   baton.Clock
 	version int64
-	vectors *sqlcore.VectorCache // decoded vectors for exact search
+	cache   *sqlcore.KnowledgeCache // vectors and keyword index for read-only searches
 	closed  atomic.Bool
 }
 
@@ -78,7 +78,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, wsem: make(chan struct{}, 1), vectors: sqlcore.NewVectorCache()}
+	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, wsem: make(chan struct{}, 1), cache: sqlcore.NewKnowledgeCache(sqlcore.CacheOptions{StableChunkIDs: true})}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -365,7 +365,7 @@ type tx struct {
 // newTx wraps a database transaction; its queries use ? placeholders.
 func (s *Store) newTx(q sqlcore.Querier, readOnly bool) *tx {
 	t := &tx{channel: s.channel}
-	t.Tx = sqlcore.Tx{Q: rebound{q}, Now: s.clock, D: dialect{t}, Self: t, Vectors: s.vectors, ReadOnly: readOnly}
+	t.Tx = sqlcore.Tx{Q: rebound{q}, Now: s.clock, D: dialect{t}, Self: t, Vectors: s.cache, ReadOnly: readOnly}
 	return t
 }
 

@@ -639,7 +639,11 @@ func (t *Tx) ChunkVectors(ctx context.Context, f baton.VectorFilter) ([]baton.Ch
 	return out, rows.Err()
 }
 
-// SearchChunks implements baton.KnowledgeTx.
+// SearchChunks implements baton.KnowledgeTx. A read-only transaction
+// ranks from the cache's keyword index (BM25 over Go-stemmed terms,
+// keywordindex.go); a write transaction, or a snapshot older than the
+// index, asks the database's full-text search (Dialect.ChunkMatches),
+// whose tokenizer and scores differ slightly.
 func (t *Tx) SearchChunks(ctx context.Context, q baton.ChunkQuery) ([]baton.ChunkHit, error) {
 	sc, args, err := spacesCond(q.Spaces)
 	if err != nil {
@@ -656,6 +660,15 @@ func (t *Tx) SearchChunks(ctx context.Context, q baton.ChunkQuery) ([]baton.Chun
 		limit = 50
 	case limit > baton.MaxChunkSearchLimit:
 		limit = baton.MaxChunkSearchLimit
+	}
+	if hits, ok, err := t.searchKeywords(ctx, SearchTerms(words), q.Spaces, q.PathPrefix, limit); err != nil {
+		return nil, err
+	} else if ok {
+		out, ok, err := t.chunkHits(ctx, hits)
+		if err != nil || ok {
+			return out, err
+		}
+		t.Vectors.dropKeywords() // the index lost step with the database: search it instead
 	}
 	m, margs := t.D.ChunkMatches(words)
 	pc, pa := prefixCond(q.PathPrefix)
@@ -678,4 +691,47 @@ func (t *Tx) SearchChunks(ctx context.Context, q baton.ChunkQuery) ([]baton.Chun
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// chunkHits reads the chunks of the keyword index's hits, in their order;
+// ok is false when one is missing (the index does not match the snapshot).
+func (t *Tx) chunkHits(ctx context.Context, hits []kwHit) ([]baton.ChunkHit, bool, error) {
+	out := make([]baton.ChunkHit, len(hits))
+	at := make(map[int64]int, len(hits))
+	for i, h := range hits {
+		at[h.rid] = i
+		out[i].Score = h.score
+		out[i].Chunk.Key, out[i].Chunk.Version = h.key, h.version
+	}
+	found := 0
+	for start := 0; start < len(hits); start += 500 {
+		part := hits[start:min(len(hits), start+500)]
+		ids := make([]any, len(part))
+		for i, h := range part {
+			ids[i] = h.rid
+		}
+		rows, err := t.Q.QueryContext(ctx, `SELECT rid, ordinal, body, context, search_text, start_offset, end_offset
+			FROM document_chunks WHERE rid IN (`+Placeholders(len(ids))+`)`, ids...)
+		if err != nil {
+			return nil, false, err
+		}
+		for rows.Next() {
+			var rid int64
+			var c baton.Chunk
+			if err := rows.Scan(&rid, &c.Ordinal, &c.Text, &c.Context, &c.SearchText, &c.Start, &c.End); err != nil {
+				rows.Close()
+				return nil, false, err
+			}
+			if i, ok := at[rid]; ok {
+				c.ID, c.Key, c.Version = rid, out[i].Chunk.Key, out[i].Chunk.Version
+				out[i].Chunk = c
+				found++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, err
+		}
+	}
+	return out, found == len(hits), nil
 }

@@ -28,10 +28,10 @@ func newTx(q sqlcore.Querier, now baton.Clock) *tx {
 }
 
 // newStoreTx is newTx for a transaction of s: read-only ones use its
-// vector cache.
+// knowledge cache (vectors and keyword index).
 func (s *Store) newStoreTx(q sqlcore.Querier, readOnly bool) *tx {
 	t := newTx(q, s.clock)
-	t.Vectors, t.ReadOnly = s.vectors, readOnly
+	t.Vectors, t.ReadOnly = s.cache, readOnly
 	return t
 }
 

@@ -36,7 +36,7 @@ type Store struct {
 	clock   baton.Clock
 	version int64
 	closed  atomic.Bool
-	vectors *sqlcore.VectorCache // decoded vectors for exact search
+	cache   *sqlcore.KnowledgeCache // vectors and keyword index for read-only searches
 }
 
 var _ baton.Store = (*Store)(nil)
@@ -70,7 +70,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, baton.Errorf(baton.ErrInitFailed, "cannot create the database directory: %v", err)
 	}
-	s := &Store{path: abs, clock: opts.Clock, vectors: sqlcore.NewVectorCache()}
+	s := &Store{path: abs, clock: opts.Clock, cache: sqlcore.NewKnowledgeCache(sqlcore.CacheOptions{})}
 	if s.clock == nil {
 		s.clock = time.Now
 	}

@@ -25,6 +25,7 @@ var knowledgeCases = []testCase{
 	{"Prune", testKnowledgePrune},
 	{"ChunksAndVectors", testKnowledgeChunksVectors},
 	{"SearchRanking", testKnowledgeSearchRanking},
+	{"KeywordIndex", testKnowledgeKeywordIndex},
 	{"Limits", testKnowledgeLimits},
 	{"VectorSearch", testKnowledgeVectorSearch},
 	{"StatsAndRefresh", testKnowledgeStatsRefresh},
