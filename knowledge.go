@@ -149,6 +149,9 @@ type Chunk struct {
 	// SearchText is what is indexed and embedded; empty means Text.
 	SearchText string
 	Start, End int
+	// SourcePath is the file the chunk's version was read from ("" for
+	// inline writes); set by ChunksByID only.
+	SourcePath string
 }
 
 // ChunkVector is the embedding of one chunk by one model.
@@ -253,6 +256,11 @@ type KnowledgeTx interface {
 	PutVectors(ctx context.Context, vs []ChunkVector) error
 	// ChunkVectors returns the vectors matching f.
 	ChunkVectors(ctx context.Context, f VectorFilter) ([]ChunkVector, error)
+	// ChunksByID returns the chunks with the given ids (at most
+	// MaxChunkSearchLimit), each with its version's source path, in no set
+	// order; an id with no chunk is left out. It is how a search fills in
+	// its few hits without reading whole versions.
+	ChunksByID(ctx context.Context, ids []int64) ([]*Chunk, error)
 	// SearchVectors ranks the vectors matching f by exact cosine
 	// similarity to q (vectors of another length are skipped), best first,
 	// ties by chunk id, at most limit (<= 0: 50) of them.

@@ -9,6 +9,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/binary"
+	"github.com/viterin/vek/vek32"
 	"math"
 	"sync"
 	"unicode"
@@ -50,7 +51,9 @@ type table struct {
 	dims  int
 	index map[string]int32 // word -> row
 	coef  []float32        // per row: SIF weight x quantisation scale
-	vecs  string           // rows x dims int8
+	// vecs holds the rows x dims int8 values as float32, so that adding
+	// a word's row is a vector operation (the int8 form is what ships).
+	vecs []float32
 }
 
 // loadTable parses tableData. It runs once per process (Builtin.load).
@@ -92,7 +95,11 @@ func loadTable() (*table, error) {
 		p := 1 / (float64(i+1) * h)
 		t.coef[i] = float32(sifA/(sifA+p)) * scale
 	}
-	t.vecs = s[o+4*n:]
+	raw := s[o+4*n:]
+	t.vecs = make([]float32, len(raw))
+	for i := 0; i < len(raw); i++ {
+		t.vecs[i] = float32(int8(raw[i]))
+	}
 	return t, nil
 }
 
@@ -155,19 +162,15 @@ func (*Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 // space, returned for reuse.
 func (t *table) embed(text string, acc []float32, buf []byte) []byte {
 	found := false
+	scaled := make([]float32, t.dims)
 	buf = tokens(text, buf, func(w []byte) {
 		row, ok := t.lookup(w)
 		if !ok {
 			return
 		}
 		found = true
-		c := t.coef[row]
-		vec := t.vecs[int(row)*t.dims : int(row+1)*t.dims]
-		acc = acc[:len(vec)]
-		// Indexed, not ranged: ranging over a string decodes runes.
-		for d := 0; d < len(vec); d++ {
-			acc[d] += c * float32(int8(vec[d]))
-		}
+		vek32.MulNumber_Into(scaled, t.vecs[int(row)*t.dims:int(row+1)*t.dims], t.coef[row])
+		vek32.Add_Inplace(acc, scaled)
 	})
 	if found {
 		normalize(acc)

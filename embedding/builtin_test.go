@@ -255,7 +255,9 @@ func TestBuiltinSingleWordIsItsTableRow(t *testing.T) {
 		if !ok {
 			t.Fatalf("%q is not in the table", w)
 		}
-		raw := []byte(tb.vecs[int(row)*BuiltinDims : int(row+1)*BuiltinDims])
+		// The rows are the file's tail, int8.
+		base := len(tableData) - len(tb.vecs)
+		raw := []byte(tableData[base+int(row)*BuiltinDims : base+int(row+1)*BuiltinDims])
 		want := make([]float32, BuiltinDims)
 		for d, q := range raw {
 			want[d] = float32(int8(q))

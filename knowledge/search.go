@@ -228,8 +228,7 @@ func Search(ctx context.Context, tx baton.KnowledgeTx, emb baton.Embedder, q Que
 		}
 		for _, h := range hits {
 			keyword = append(keyword, Ranked{ChunkID: h.Chunk.ID, Score: -h.Score})
-			texts[h.Chunk.ID] = chunkInfo{key: h.Chunk.Key, version: h.Chunk.Version, ordinal: h.Chunk.Ordinal,
-				text: h.Chunk.Text, context: h.Chunk.Context, start: h.Chunk.Start, end: h.Chunk.End, known: true}
+			texts[h.Chunk.ID] = chunkInfo{key: h.Chunk.Key, version: h.Chunk.Version, ordinal: h.Chunk.Ordinal}
 		}
 	}
 	if q.Mode != ModeKeyword {
@@ -273,37 +272,29 @@ func Search(ctx context.Context, tx baton.KnowledgeTx, emb baton.Embedder, q Que
 	kept = diversify(kept, texts, q.MaxPerFile, q.Limit)
 
 	terms := snippetTerms(q.Pattern)
-	docs := map[string]*baton.Document{}
-	chunks := map[string][]*baton.Chunk{}
+	// The kept hits' texts and source paths, in one read: a vector hit
+	// knows only its chunk's id.
+	ids := make([]int64, len(kept))
+	for i, f := range kept {
+		ids[i] = f.ChunkID
+	}
+	cs, err := tx.ChunksByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*baton.Chunk, len(cs))
+	for _, c := range cs {
+		byID[c.ID] = c
+	}
 	out := []Hit{}
 	for _, f := range kept {
 		ci := texts[f.ChunkID]
-		id := ci.key.Scope + "\x00" + ci.key.Project + "\x00" + ci.key.Path + "\x00" + ci.version
-		if !ci.known {
-			cs, ok := chunks[id]
-			if !ok {
-				var err error
-				if cs, err = tx.Chunks(ctx, ci.key, ci.version); err != nil {
-					return nil, err
-				}
-				chunks[id] = cs
-			}
-			for _, c := range cs {
-				if c.ID == f.ChunkID {
-					ci.text, ci.context, ci.start, ci.end = c.Text, c.Context, c.Start, c.End
-				}
-			}
-		}
-		d, ok := docs[id]
-		if !ok {
-			var err error
-			if d, err = tx.Document(ctx, ci.key, ci.version); err != nil {
-				return nil, err
-			}
-			docs[id] = d
+		c := byID[f.ChunkID]
+		if c == nil {
+			continue // gone since the lists were made (a write transaction's search)
 		}
 		h := Hit{Key: ci.key, Version: ci.version, Ordinal: ci.ordinal, ChunkID: f.ChunkID, Score: round4(f.Score),
-			Snippet: Snippet(ci.text, terms), Context: ci.context, SourcePath: d.SourcePath, Start: ci.start, End: ci.end}
+			Snippet: Snippet(c.Text, terms), Context: c.Context, SourcePath: c.SourcePath, Start: c.Start, End: c.End}
 		if f.Semantic != nil {
 			s := round4(*f.Semantic)
 			h.SemanticScore = &s
@@ -319,12 +310,9 @@ func Search(ctx context.Context, tx baton.KnowledgeTx, emb baton.Embedder, q Que
 
 // chunkInfo is what Search knows of a candidate chunk.
 type chunkInfo struct {
-	key           baton.DocKey
-	version       string
-	ordinal       int
-	text, context string
-	start, end    int
-	known         bool // text, context and offsets are filled
+	key     baton.DocKey
+	version string
+	ordinal int
 }
 
 func isInvalid(err error) bool {

@@ -106,3 +106,35 @@ func (t *Tx) StaleVersions(ctx context.Context, model string, limit int) ([]bato
 	}
 	return out, rows.Err()
 }
+
+// ChunksByID implements baton.KnowledgeTx.
+func (t *Tx) ChunksByID(ctx context.Context, ids []int64) ([]*baton.Chunk, error) {
+	if len(ids) > baton.MaxChunkSearchLimit {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%d chunk ids asked for, over the limit of %d", len(ids), baton.MaxChunkSearchLimit).
+			WithHint("ask in smaller batches")
+	}
+	out := []*baton.Chunk{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+chunkColumns+`, d.source_path FROM document_chunks c
+		JOIN documents d ON d.rid = c.doc_rid WHERE c.rid IN (`+Placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var source string
+		c, err := scanChunk(rows, &source)
+		if err != nil {
+			return nil, err
+		}
+		c.SourcePath = source
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

@@ -56,8 +56,25 @@ func hitPaths(hs []baton.VectorHit) string {
 // vectors follow the database).
 func testKnowledgeVectorSearch(t *testing.T, open func(t *testing.T) baton.Store) {
 	e := knowledgeEnv(t, open)
-	e.vecDoc(pkey("a/x.md"), "m", []float32{1, 0, 0})
-	e.vecDoc(pkey("a/y.md"), "m", []float32{1, 1, 0})
+	x := e.vecDoc(pkey("a/x.md"), "m", []float32{1, 0, 0})
+	y := e.vecDoc(pkey("a/y.md"), "m", []float32{1, 1, 0})
+	// ChunksByID fills in hits: text, place and source, unknown ids left out.
+	e.view(func(tx baton.Tx) error {
+		cs, err := tx.ChunksByID(e.ctx, []int64{y, x, 1 << 40})
+		if err != nil {
+			return err
+		}
+		if len(cs) != 2 {
+			t.Fatalf("ChunksByID = %d chunks, want 2", len(cs))
+		}
+		for _, c := range cs {
+			want := map[int64]string{x: "a/x.md", y: "a/y.md"}[c.ID]
+			if c.Key.Path != want || c.Text != "text of "+want || c.Version == "" || c.End != len(c.Text) || c.Key.DocSpace != projSpace {
+				t.Errorf("ChunksByID chunk %d = %+v", c.ID, c)
+			}
+		}
+		return nil
+	})
 	e.vecDoc(pkey("b/z.md"), "m", []float32{0, 1, 0})
 	e.vecDoc(baton.DocKey{DocSpace: globalSpace, Path: "g.md"}, "m", []float32{-1, 0, 0})
 	e.vecDoc(pkey("wide.md"), "m", []float32{1, 0, 0, 0}) // another width: skipped
