@@ -150,8 +150,9 @@ type Chunk struct {
 	SearchText string
 	Start, End int
 	// SourcePath is the file the chunk's version was read from ("" for
-	// inline writes); set by ChunksByID only.
-	SourcePath string
+	// inline writes) and ContentType the version's mime type; set by
+	// ChunksByID only.
+	SourcePath, ContentType string
 }
 
 // ChunkVector is the embedding of one chunk by one model.

@@ -72,6 +72,8 @@ type Hit struct {
 	// not in the keyword list.
 	SemanticScore, KeywordScore *float64
 	Snippet                     string // at most 300 characters of the chunk's text
+	Text                        string // the chunk's whole text
+	ContentType                 string // the version's mime type
 	Context                     string // heading breadcrumb
 	SourcePath                  string // the file the version was read from, "" for inline writes
 	Start, End                  int    // the chunk's byte offsets in the version
@@ -294,7 +296,8 @@ func Search(ctx context.Context, tx baton.KnowledgeTx, emb baton.Embedder, q Que
 			continue // gone since the lists were made (a write transaction's search)
 		}
 		h := Hit{Key: ci.key, Version: ci.version, Ordinal: ci.ordinal, ChunkID: f.ChunkID, Score: round4(f.Score),
-			Snippet: Snippet(c.Text, terms), Context: c.Context, SourcePath: c.SourcePath, Start: c.Start, End: c.End}
+			Snippet: Snippet(c.Text, terms), Text: c.Text, ContentType: c.ContentType, Context: c.Context,
+			SourcePath: c.SourcePath, Start: c.Start, End: c.End}
 		if f.Semantic != nil {
 			s := round4(*f.Semantic)
 			h.SemanticScore = &s

@@ -121,19 +121,19 @@ func (t *Tx) ChunksByID(ctx context.Context, ids []int64) ([]*baton.Chunk, error
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+chunkColumns+`, d.source_path FROM document_chunks c
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+chunkColumns+`, d.source_path, d.content_type FROM document_chunks c
 		JOIN documents d ON d.rid = c.doc_rid WHERE c.rid IN (`+Placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var source string
-		c, err := scanChunk(rows, &source)
+		var source, mime string
+		c, err := scanChunk(rows, &source, &mime)
 		if err != nil {
 			return nil, err
 		}
-		c.SourcePath = source
+		c.SourcePath, c.ContentType = source, mime
 		out = append(out, c)
 	}
 	return out, rows.Err()

@@ -55,16 +55,7 @@ func kwFind(t *testing.T, s *sqlite.Store, text string) []string {
 // new documents, deletions, and chunks replaced under the same ids.
 func TestKeywordSearchSeesOtherProcesses(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "baton.db")
-	open := func() *sqlite.Store {
-		s, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	a, b := open(), open()
+	a, b := openTwice(t)
 	kwPut(t, a, "old.md", "quasar light")
 	if got := kwFind(t, a, "quasar"); !slices.Equal(got, []string{"old.md"}) {
 		t.Fatalf("quasar = %v", got)

@@ -14,16 +14,7 @@ import (
 // the same file, writes afterwards.
 func TestVectorSearchSeesOtherProcesses(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "baton.db")
-	open := func() *sqlite.Store {
-		s, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	a, b := open(), open()
+	a, b := openTwice(t)
 	space := baton.DocSpace{Scope: baton.ScopeGlobal}
 	put := func(s *sqlite.Store, p string, v []float32) {
 		t.Helper()
@@ -63,4 +54,19 @@ func TestVectorSearchSeesOtherProcesses(t *testing.T) {
 	if got := top(); got != "new.md" {
 		t.Errorf("after another process's write, top = %q, want new.md", got)
 	}
+}
+
+// openTwice opens two stores on one new file, as two processes would.
+func openTwice(t *testing.T) (*sqlite.Store, *sqlite.Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "baton.db")
+	open := func() *sqlite.Store {
+		s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	return open(), open()
 }

@@ -69,7 +69,8 @@ func testKnowledgeVectorSearch(t *testing.T, open func(t *testing.T) baton.Store
 		}
 		for _, c := range cs {
 			want := map[int64]string{x: "a/x.md", y: "a/y.md"}[c.ID]
-			if c.Key.Path != want || c.Text != "text of "+want || c.Version == "" || c.End != len(c.Text) || c.Key.DocSpace != projSpace {
+			if c.Key.Path != want || c.Text != "text of "+want || c.Version == "" || c.End != len(c.Text) || c.Key.DocSpace != projSpace ||
+				c.ContentType != "text/markdown" {
 				t.Errorf("ChunksByID chunk %d = %+v", c.ID, c)
 			}
 		}

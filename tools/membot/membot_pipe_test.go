@@ -1,7 +1,6 @@
 package membot_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,16 +15,7 @@ import (
 // nil when there is none.
 func pDoc(t *testing.T, k *testkit.Kit, path string) *baton.Document {
 	t.Helper()
-	ctx := context.Background()
-	var d *baton.Document
-	err := k.Store.View(ctx, func(tx baton.Tx) (err error) {
-		d, err = tx.Document(ctx, baton.DocKey{DocSpace: baton.DocSpace{Scope: baton.ScopeProject, Project: testkit.Project}, Path: path}, "")
-		return err
-	})
-	if err != nil {
-		return nil
-	}
-	return d
+	return wDocIn(k, baton.DocSpace{Scope: baton.ScopeProject, Project: testkit.Project}, path)
 }
 
 func pVersions(t *testing.T, k *testkit.Kit) int {

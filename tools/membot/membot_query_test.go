@@ -50,22 +50,7 @@ func qPut(k *testkit.Kit, s baton.DocSpace, path, content string) {
 }
 
 // qDoc is the current version at path in colibri's space, nil if none.
-func qDoc(k *testkit.Kit, path string) *baton.Document {
-	k.T.Helper()
-	ctx := context.Background()
-	var d *baton.Document
-	if err := k.Store.View(ctx, func(tx baton.Tx) error {
-		var err error
-		d, err = tx.Document(ctx, baton.DocKey{DocSpace: qSpace, Path: path}, "")
-		if baton.ErrorCode(err) == baton.ErrNotFound {
-			d, err = nil, nil
-		}
-		return err
-	}); err != nil {
-		k.T.Fatal(err)
-	}
-	return d
-}
+func qDoc(k *testkit.Kit, path string) *baton.Document { return wDocIn(k, qSpace, path) }
 
 // qAllDocs lists every current document of colibri's and the global
 // space, path and version.

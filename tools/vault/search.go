@@ -208,8 +208,6 @@ var VaultRetrieve = tool.New(tool.Definition[retrieveIn, retrieveOut]{
 			return retrieveOut{}, hinted(err, "rephrase the query with a few plain words, e.g. retry pattern with exponential backoff")
 		}
 		out := retrieveOut{Query: in.Query, Model: emb.Model(), Results: []retrieveHit{}}
-		chunks := map[string][]*baton.Chunk{}
-		mimes := map[string]string{}
 		hidden := shadowed(ctx, c, spaces)
 		for _, h := range hits {
 			if len(out.Results) == in.TopK {
@@ -223,27 +221,8 @@ var VaultRetrieve = tool.New(tool.Definition[retrieveIn, retrieveOut]{
 			} else if hide {
 				continue
 			}
-			id := h.Key.Scope + "\x00" + h.Key.Project + "\x00" + h.Key.Path + "\x00" + h.Version
-			cs, ok := chunks[id]
-			if !ok {
-				if cs, err = c.Tx.Chunks(ctx, h.Key, h.Version); err != nil {
-					return retrieveOut{}, err
-				}
-				chunks[id] = cs
-				d, err := c.Tx.Document(ctx, h.Key, h.Version)
-				if err != nil {
-					return retrieveOut{}, err
-				}
-				mimes[id] = d.ContentType
-			}
-			text := h.Snippet
-			for _, ch := range cs {
-				if ch.ID == h.ChunkID {
-					text = ch.Text
-				}
-			}
-			out.Results = append(out.Results, retrieveHit{Text: text, Path: h.Key.Path, Score: *h.SemanticScore,
-				Metadata: retrieveMeta{VersionID: h.Version, ChunkIndex: h.Ordinal, Heading: h.Context, MIME: mimes[id],
+			out.Results = append(out.Results, retrieveHit{Text: h.Text, Path: h.Key.Path, Score: *h.SemanticScore,
+				Metadata: retrieveMeta{VersionID: h.Version, ChunkIndex: h.Ordinal, Heading: h.Context, MIME: h.ContentType,
 					Scope: h.Key.Scope, SourcePath: h.SourcePath, Start: h.Start, End: h.End}})
 		}
 		out.Total = len(out.Results)
