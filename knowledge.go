@@ -278,6 +278,11 @@ type KnowledgeTx interface {
 	// with content whose chunks are missing or lack a vector of model:
 	// what a re-index must embed.
 	StaleVersions(ctx context.Context, model string, limit int) ([]StaleVersion, error)
+	// DropVectors deletes the vectors of every kept version of key (its
+	// chunks stay, readable in its history) and returns how many went:
+	// what vault_delete does besides the tombstone, so deleted knowledge is
+	// not found by meaning even in history.
+	DropVectors(ctx context.Context, key DocKey) (int, error)
 	// SearchChunks ranks the chunks of current versions by full-text
 	// relevance, best first (ties by chunk id).
 	SearchChunks(ctx context.Context, q ChunkQuery) ([]ChunkHit, error)

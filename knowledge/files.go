@@ -23,9 +23,13 @@ type ProjectFile struct {
 // ReadProjectFile reads the file at rel (relative to root, or absolute
 // inside it) for ingestion. It refuses, as ERR_INVALID_INPUT and without
 // naming any server path: a path that leaves the root, by ".." or by a
-// symbolic link; a directory or other non-regular file; a file over
-// baton.MaxDocumentBytes; content that is not UTF-8 text. A missing file is
-// ERR_NOT_FOUND. Messages name rel as the caller gave it, never root.
+// symbolic link, whatever lies outside; a directory or other non-regular
+// file; a file over baton.MaxDocumentBytes; content that is not UTF-8
+// text. A missing file inside the root is ERR_NOT_FOUND. The file is
+// opened through an os.Root, so no link swapped in while it is resolved
+// can lead outside. Rel in the result is the cleaned path as given
+// (links are not resolved into it), so the same file is named the same
+// way by every tool that reads it.
 func ReadProjectFile(root, rel string) (*ProjectFile, error) {
 	if root == "" {
 		return nil, baton.Errorf(baton.ErrInvalidInput, "the project has no directory to read %q from", rel).
@@ -43,32 +47,40 @@ func ReadProjectFile(root, rel string) (*ProjectFile, error) {
 	if err != nil {
 		return nil, outside()
 	}
-	lexRoot := absRoot // the root as named, before links are resolved
-	if real, err := filepath.EvalSymlinks(absRoot); err == nil {
-		absRoot = real
+	name := filepath.FromSlash(rel)
+	if filepath.IsAbs(name) {
+		// An absolute path names a file inside the root as given, or
+		// through the links the root itself is reached by.
+		r, ok := relativeTo(absRoot, name)
+		if !ok {
+			if real, err := filepath.EvalSymlinks(absRoot); err == nil {
+				r, ok = relativeTo(real, name)
+			}
+		}
+		if !ok {
+			return nil, outside()
+		}
+		name = r
 	}
-	p := filepath.FromSlash(rel)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(absRoot, p)
-	}
-	p = filepath.Clean(p)
-	// Judged as written before the disk is asked anything, so that a
-	// caller cannot learn whether a file outside the project exists.
-	if !within(absRoot, p) && !within(lexRoot, p) {
+	name = filepath.Clean(name)
+	if name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
 		return nil, outside()
 	}
-	real, err := filepath.EvalSymlinks(p)
+	r, err := os.OpenRoot(absRoot)
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "the project directory cannot be opened").
+			WithHint("check that the project's root exists and is readable")
+	}
+	defer r.Close()
+	f, err := r.Open(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, notFound(rel)
 	case err != nil:
-		return nil, baton.Errorf(baton.ErrInvalidInput, "cannot read %q", rel).WithHint("check the file's permissions")
-	case !within(absRoot, real):
-		return nil, outside()
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return nil, baton.Errorf(baton.ErrInvalidInput, "cannot read %q", rel).WithHint("check the file's permissions")
+		// Leaving the root (by a link) and an unreadable file read alike:
+		// the answer must not tell what exists outside.
+		return nil, baton.Errorf(baton.ErrInvalidInput, "path %q is outside the project directory or cannot be read", rel).
+			WithDetails("path", rel).WithHint("give a readable file inside the project, relative to its root, e.g. docs/design.md")
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -90,14 +102,16 @@ func ReadProjectFile(root, rel string) (*ProjectFile, error) {
 		return nil, baton.Errorf(baton.ErrInvalidInput, "%q is not UTF-8 text", rel).WithType("unsupported_mime").
 			WithDetails("path", rel).WithHint("baton stores text documents; convert the file to Markdown or text first")
 	}
-	relOut, _ := filepath.Rel(absRoot, real)
-	return &ProjectFile{Rel: filepath.ToSlash(relOut), Content: string(b), MIME: mimeOf(real)}, nil
+	return &ProjectFile{Rel: filepath.ToSlash(name), Content: string(b), MIME: mimeOf(name)}, nil
 }
 
-// within says whether p is root or inside it.
-func within(root, p string) bool {
-	r, err := filepath.Rel(root, p)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+// relativeTo is p relative to root when p is root or inside it.
+func relativeTo(root, p string) (string, bool) {
+	r, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return "", false
+	}
+	return r, true
 }
 
 func notFound(rel string) error {

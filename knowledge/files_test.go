@@ -44,7 +44,12 @@ func TestReadProjectFile(t *testing.T) {
 	if f, err := knowledge.ReadProjectFile(root, filepath.Join(root, "docs", "a.md")); err != nil || f.Rel != "docs/a.md" {
 		t.Errorf("absolute path inside = %+v, %v", f, err)
 	}
-	for _, rel := range []string{"../secret.md", "../missing.md", filepath.Join(base, "secret.md"), filepath.Join(base, "missing.md"), "link.md"} {
+	// A link to the whole file system must not tell which files exist there.
+	if err := os.Symlink("/", filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"../secret.md", "../missing.md", filepath.Join(base, "secret.md"), filepath.Join(base, "missing.md"),
+		"link.md", "out/etc/passwd", "out/no/such/file"} {
 		_, err := knowledge.ReadProjectFile(root, rel)
 		if code(err) != baton.ErrInvalidInput {
 			t.Errorf("%s: %v, want ERR_INVALID_INPUT", rel, err)

@@ -138,3 +138,20 @@ func (t *Tx) ChunksByID(ctx context.Context, ids []int64) ([]*baton.Chunk, error
 	}
 	return out, rows.Err()
 }
+
+// DropVectors implements baton.KnowledgeTx.
+func (t *Tx) DropVectors(ctx context.Context, key baton.DocKey) (int, error) {
+	if err := t.checkKey(ctx, &key); err != nil {
+		return 0, err
+	}
+	if err := t.bumpKnowledge(ctx); err != nil {
+		return 0, err
+	}
+	res, err := t.Q.ExecContext(ctx, `DELETE FROM chunk_vectors WHERE chunk_rid IN (SELECT c.rid FROM document_chunks c
+		JOIN documents d ON d.rid = c.doc_rid WHERE d.scope = ? AND d.project = ? AND d.path = ?)`, key.Scope, key.Project, key.Path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

@@ -27,6 +27,8 @@ const (
 	ParkedPerSession = 32
 	// ParkTTL is how long a parked result is kept.
 	ParkTTL = time.Hour
+	// ParkedBytes is the most a session keeps parked; the oldest go first.
+	ParkedBytes = 32 << 20
 	// ReadLargeResult is the name of the tool that pages parked results.
 	ReadLargeResult = "read_large_result"
 	previewChars    = 500
@@ -34,10 +36,11 @@ const (
 
 // parked is one parked result.
 type parked struct {
-	id   string
-	tool string
-	text []rune
-	at   time.Time
+	id    string
+	tool  string
+	text  string
+	chars int // characters of text
+	at    time.Time
 }
 
 // park keeps text in the session and returns its id (lr_<n>, counting up
@@ -48,9 +51,17 @@ func (s *Session) park(tool, text string, now time.Time) string {
 	s.expire(now)
 	s.lastID++
 	id := "lr_" + strconv.Itoa(s.lastID)
-	s.parked = append(s.parked, parked{id: id, tool: tool, text: []rune(text), at: now})
+	s.parked = append(s.parked, parked{id: id, tool: tool, text: text, chars: utf8.RuneCountInString(text), at: now})
 	if len(s.parked) > ParkedPerSession {
 		s.parked = s.parked[len(s.parked)-ParkedPerSession:]
+	}
+	total := 0
+	for _, p := range s.parked {
+		total += len(p.text)
+	}
+	for len(s.parked) > 1 && total > ParkedBytes {
+		total -= len(s.parked[0].text)
+		s.parked = s.parked[1:]
 	}
 	return id
 }
@@ -86,15 +97,14 @@ func (e *Env) ReadParked(ctx context.Context, id string, page int) (*ParkedPage,
 		if p.id != id {
 			continue
 		}
-		pages := max(1, (len(p.text)+PageChars-1)/PageChars)
+		pages := max(1, (p.chars+PageChars-1)/PageChars)
 		if page < 1 || page > pages {
 			return nil, baton.Errorf(baton.ErrInvalidInput, "page %d is out of range: %s has %d page(s)", page, id, pages).
 				WithType("page_out_of_range").WithDetails("id", id, "total_pages", pages).
 				WithHint("ask for a page from 1 to %d", pages)
 		}
-		from := (page - 1) * PageChars
-		return &ParkedPage{Content: string(p.text[from:min(len(p.text), from+PageChars)]), Page: page,
-			TotalPages: pages, TotalChars: len(p.text)}, nil
+		return &ParkedPage{Content: runeSlice(p.text, (page-1)*PageChars, PageChars), Page: page,
+			TotalPages: pages, TotalChars: p.chars}, nil
 	}
 	return nil, baton.Errorf(baton.ErrNotFound, "no parked result %s in this session", id).
 		WithType("unknown_id").WithDetails("id", id).
@@ -123,4 +133,19 @@ func (e *Env) parkText(ctx context.Context, p baton.Principal, tool, text string
 	return fmt.Sprintf("[large result parked as %s] %s returned %d characters (%d pages of %d). Preview:\n%s…\n\n"+
 		"Call read_large_result with id %q and page 1 to %d to read it.", id, tool, n, pages, PageChars,
 		string(preview), id, pages)
+}
+
+// runeSlice is the n characters of s from character from on.
+func runeSlice(s string, from, n int) string {
+	start, i := len(s), 0
+	for b := range s {
+		if i == from {
+			start = b
+		}
+		if i == from+n {
+			return s[start:b]
+		}
+		i++
+	}
+	return s[start:]
 }

@@ -60,6 +60,17 @@ func TestPipeStoresTheInnerOutput(t *testing.T) {
 	}
 }
 
+// TestPipeFillsTheProject: arguments a direct call may leave out (the
+// session's project) may be left out through the pipe too.
+func TestPipeFillsTheProject(t *testing.T) {
+	k := testkit.New(t)
+	k.OK("membot_pipe", map[string]any{"tool_name": "task_create", "tool_input": map[string]any{"title": "piped"},
+		"logical_path": "created.json"})
+	if d := pDoc(t, k, "created.json"); d == nil || !strings.Contains(d.Content, `"task_id":"COL-1"`) {
+		t.Fatalf("stored = %+v", d)
+	}
+}
+
 func TestPipeRefusals(t *testing.T) {
 	k := testkit.New(t)
 	cases := []struct {

@@ -31,6 +31,7 @@ type refreshed struct {
 // content indexed when it changed.
 type refreshTarget struct {
 	key     baton.DocKey
+	version string // the version Prepare judged; another current one means it changed meanwhile
 	missing string // the path has no current version: the entry fails with this
 	file    *knowledge.ProjectFile
 	readErr string
@@ -131,17 +132,25 @@ func prepareRefresh(ctx context.Context, c *tool.Call, in refreshIn) ([]*refresh
 	if err != nil {
 		return nil, err
 	}
+	// One call reads at most what membot_add reads; the rest stay due
+	// and are taken by the next call.
+	files, bytes := 0, int64(0)
 	for _, d := range docs {
-		t := &refreshTarget{key: d.DocKey}
+		if readFromFile(d) && (files >= maxAddFiles || bytes >= maxAddBytes) {
+			break
+		}
+		t := &refreshTarget{key: d.DocKey, version: d.Version}
 		ts = append(ts, t)
 		if !readFromFile(d) {
 			continue
 		}
+		files++
 		f, err := knowledge.ReadProjectFile(root, d.SourcePath)
 		if err != nil {
 			t.readErr = baton.AsError(err).Message
 			continue
 		}
+		bytes += int64(len(f.Content))
 		t.file = f
 		if sha256Hex(f.Content) != d.SourceSHA256 || in.Force {
 			if t.ix, err = indexAs(ctx, c, d.Path, f.Content, f.MIME); err != nil {
@@ -166,6 +175,12 @@ func refreshOne(ctx context.Context, c *tool.Call, in refreshIn, t *refreshTarge
 	}
 	if err != nil {
 		return r, err
+	}
+	if t.version != "" && cur.Version != t.version {
+		// Written meanwhile (membot_add, vault_update): what was read
+		// may be older than what is current now.
+		r.Status, r.Error = "failed", "it changed while its source was read; refresh it again"
+		return r, nil
 	}
 	own, err := inOwnSpace(ctx, c, cur)
 	if err != nil {

@@ -56,6 +56,11 @@ var VaultDelete = tool.New(tool.Definition[deleteIn, deleteOut]{
 		if err != nil {
 			return deleteOut{}, err
 		}
+		// "Remove a knowledge entry and all associated vectors": its
+		// history stays readable, but is no longer found by meaning.
+		if _, err := c.Tx.DropVectors(ctx, key); err != nil {
+			return deleteOut{}, err
+		}
 		return deleteOut{Path: p, Project: proj.Slug, Deleted: true, VersionID: v.Version, PreviousVersion: cur.Version}, nil
 	},
 	Text: func(o deleteOut) string {

@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,13 @@ func TestVaultDelete(t *testing.T) {
 	}
 	if vs := f.versions("docs/retry.md"); len(vs) != 2 || !vs[0].Deleted || vs[1].Version != before {
 		t.Fatalf("history after the delete = %+v", vs)
+	}
+	// Its vectors are gone from history too: a semantic search of old
+	// versions does not bring the deleted content back.
+	hist := f.k.OK("membot_search", map[string]any{"query": "retry with exponential backoff and jitter", "mode": "semantic",
+		"include_history": true, "limit": 20})
+	if strings.Contains(fmt.Sprint(hist), "docs/retry.md") {
+		t.Fatalf("the deleted entry is found by meaning in history: %v", hist)
 	}
 	if n := f.k.Count(`SELECT COUNT(*) FROM events WHERE project = ? AND type = 'document.deleted'`, project); n != 1 {
 		t.Fatalf("%d document.deleted events", n)
