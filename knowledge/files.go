@@ -66,6 +66,12 @@ func ReadProjectFile(root, rel string) (*ProjectFile, error) {
 	if name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
 		return nil, outside()
 	}
+	// baton's own directory (agents' private memory, the database) and
+	// git's are not knowledge.
+	if first, _, _ := strings.Cut(filepath.ToSlash(name), "/"); first == ".baton" || first == ".git" {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%q is inside %s, which is not knowledge", rel, first).
+			WithDetails("path", rel).WithHint("index the project's own files, e.g. docs/design.md")
+	}
 	r, err := os.OpenRoot(absRoot)
 	if err != nil {
 		return nil, baton.Errorf(baton.ErrInvalidInput, "the project directory cannot be opened").

@@ -60,6 +60,12 @@ func TestReadProjectFile(t *testing.T) {
 			t.Errorf("%s: the error names a server path: %v", rel, err)
 		}
 	}
+	write(filepath.Join(root, ".baton", "memory", "worker.md"), "private")
+	for _, rel := range []string{".baton/memory/worker.md", "docs/../.baton/memory/worker.md", ".git/config"} {
+		if _, err := knowledge.ReadProjectFile(root, rel); code(err) != baton.ErrInvalidInput {
+			t.Errorf("%s: %v, want ERR_INVALID_INPUT", rel, err)
+		}
+	}
 	if _, err := knowledge.ReadProjectFile(root, "docs/none.md"); code(err) != baton.ErrNotFound {
 		t.Errorf("missing file inside: %v, want ERR_NOT_FOUND", err)
 	}

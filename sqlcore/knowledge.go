@@ -588,6 +588,12 @@ func (t *Tx) PutVectors(ctx context.Context, vs []baton.ChunkVector) error {
 			return baton.Errorf(baton.ErrInvalidInput, "a vector needs a model and 1..%d dimensions (got %q, %d)",
 				baton.MaxVectorDims, v.Model, len(v.Vector)).WithHint("store the embedder's model id with its output")
 		}
+		for _, x := range v.Vector {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return baton.Errorf(baton.ErrInvalidInput, "the vector of chunk %d holds NaN or infinity", v.ChunkID).
+					WithHint("check the embedder: its output must be finite numbers")
+			}
+		}
 		var ok bool
 		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM document_chunks WHERE rid = ?)`, v.ChunkID).Scan(&ok); err != nil {
 			return err

@@ -93,7 +93,7 @@ var Query = tool.New(tool.Definition[queryIn, queryOut]{
 		"logical_path":        writeRules.path,
 		"output_logical_path": tool.MaxLen(baton.MaxDocumentPath),
 		"change_note":         writeRules.note,
-		"max_input_bytes":     tool.Min(1).WithDefault(defaultQueryInput),
+		"max_input_bytes":     tool.Range(1, defaultQueryInput).WithDefault(defaultQueryInput),
 	},
 	Output: tool.Rules{
 		"result_type": tool.Enum("array", "object", "string", "number", "boolean", "null"),
