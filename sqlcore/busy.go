@@ -2,6 +2,7 @@ package sqlcore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -90,7 +91,11 @@ func RetryBusy(ctx context.Context, transient func(error) bool, attempt func() e
 // or cut off by it): then the change was not made for want of time, which
 // a caller can retry as it retries Busy. A cancelled ctx stays as it is.
 func OutOfTime(ctx context.Context, err error, start time.Time) error {
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// database/sql rolls a transaction back when its context ends, so a
+	// statement after the deadline fails with sql.ErrTxDone, not the
+	// context's error: the same running out of time.
+	if err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, sql.ErrTxDone)) &&
+		errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return Busy(err, 1, time.Since(start), busyMost)
 	}
 	return err
