@@ -1,16 +1,20 @@
 package membot_test
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/cli"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/knowledge"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/tools"
 	"github.com/baton-dev/baton/tools/membot"
 )
 
@@ -170,4 +174,24 @@ func TestReadToolsDefinitions(t *testing.T) {
 	if v := specOf(t, "membot_list").Verbs; !slices.Equal(v, []string{"ls"}) {
 		t.Errorf("membot_list verbs = %v, want [ls]", v)
 	}
+}
+
+// cliOnNewDatabase runs baton's CLI in-process on a new SQLite database,
+// initialised with the test project, and returns a runner giving the exit
+// code, stdout and stderr of each command, and the database's file.
+func cliOnNewDatabase(t *testing.T) (run func(args ...string) (int, string, string), db string) {
+	t.Helper()
+	ctx := context.Background()
+	db = filepath.Join(t.TempDir(), "b.db")
+	env := map[string]string{"BATON_DB": db}
+	run = func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return env[k] }}
+		return app.Run(ctx, args), out.String(), errb.String()
+	}
+	if code, out, errs := run("init", "--project", testkit.Project, "--prefix", testkit.Prefix); code != 0 {
+		t.Fatalf("init: %d %s %s", code, out, errs)
+	}
+	return run, db
 }

@@ -1,19 +1,15 @@
 package membot_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton"
-	"github.com/baton-dev/baton/cli"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/knowledge"
 	"github.com/baton-dev/baton/sqlite"
-	"github.com/baton-dev/baton/tools"
 )
 
 // TestReadCurrentAndLines: membot_read returns the current text whole, or
@@ -128,17 +124,8 @@ func TestReadProjectOverGlobal(t *testing.T) {
 func TestReadToolsThroughCLI(t *testing.T) {
 	testkit.SQLiteOnly(t)
 	ctx := context.Background()
-	env := map[string]string{"BATON_DB": filepath.Join(t.TempDir(), "b.db")}
-	run := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return env[k] }}
-		return app.Run(ctx, args), out.String(), errb.String()
-	}
-	if code, out, errs := run("init", "--project", testkit.Project, "--prefix", testkit.Prefix); code != 0 {
-		t.Fatalf("init: %d %s %s", code, out, errs)
-	}
-	s, err := sqlite.Open(ctx, env["BATON_DB"], sqlite.Options{})
+	run, db := cliOnNewDatabase(t)
+	s, err := sqlite.Open(ctx, db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

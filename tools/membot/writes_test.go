@@ -1,20 +1,16 @@
 package membot_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton"
-	"github.com/baton-dev/baton/cli"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
-	"github.com/baton-dev/baton/tools"
 	"github.com/baton-dev/baton/tools/membot"
 )
 
@@ -95,16 +91,7 @@ func TestDestructiveToolsAreWorkerTools(t *testing.T) {
 func TestWriteToolsThroughCLI(t *testing.T) {
 	testkit.SQLiteOnly(t)
 	ctx := context.Background()
-	env := map[string]string{"BATON_DB": filepath.Join(t.TempDir(), "b.db")}
-	run := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return env[k] }}
-		return app.Run(ctx, args), out.String(), errb.String()
-	}
-	if code, out, errs := run("init", "--project", testkit.Project, "--prefix", testkit.Prefix); code != 0 {
-		t.Fatalf("init: %d %s %s", code, out, errs)
-	}
+	run, db := cliOnNewDatabase(t)
 	decode := func(args ...string) map[string]any {
 		t.Helper()
 		code, out, errs := run(append(args, "--json")...)
@@ -146,7 +133,7 @@ func TestWriteToolsThroughCLI(t *testing.T) {
 		t.Fatalf("prune %v", d)
 	}
 
-	s, err := sqlite.Open(ctx, env["BATON_DB"], sqlite.Options{})
+	s, err := sqlite.Open(ctx, db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
