@@ -114,4 +114,9 @@ type AuditTx interface {
 	AppendAction(ctx context.Context, a *Action) error
 	// Actions returns up to limit actions after position, in chain order.
 	Actions(ctx context.Context, after int64, limit int) ([]*Action, error)
+	// RecentActions returns the newest limit actions of agent (matched as
+	// agent names are, ASCII case-insensitively; "" for every agent),
+	// newest first: the dashboard's "recent calls", which must not read a
+	// log that grows without bound.
+	RecentActions(ctx context.Context, agent string, limit int) ([]*Action, error)
 }

@@ -19,6 +19,10 @@ type Claim struct {
 // Active reports whether the lease still holds at now.
 func (c *Claim) Active(now time.Time) bool { return c != nil && now.Before(c.ExpiresAt) }
 
+// ClaimThread is the message thread about the claim on an item: where the
+// holder of a claim someone else released learns who did it and why.
+func ClaimThread(itemID string) string { return "claim-" + itemID }
+
 // ClaimNextFilter narrows claim-next to some ready items.
 type ClaimNextFilter struct {
 	Project string

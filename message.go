@@ -56,6 +56,9 @@ type MessageFilter struct {
 	PendingTo string
 	// To keeps only messages to this recipient.
 	To string
+	// Question keeps only questions in this state ("open": asked with
+	// ask_owner and not yet answered).
+	Question string
 }
 
 // Thread summarises one conversation.

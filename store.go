@@ -125,8 +125,17 @@ type ClaimTx interface {
 	// ReleaseClaim ends the holder's claim; an item the claim moved to
 	// in_progress goes back to todo.
 	ReleaseClaim(ctx context.Context, itemID, holder string, now time.Time) error
+	// ForceReleaseClaim ends the item's claim whoever holds it, active or
+	// lapsed, as its holder's release would, and fences the holder out of
+	// the item until it claims it again: its changes under the old claim
+	// are ERR_CLAIMED, naming by, who ended it. It returns the claim that
+	// ended; ERR_NOT_FOUND when the item is not claimed.
+	ForceReleaseClaim(ctx context.Context, itemID, by string, now time.Time) (*Claim, error)
 	// ClaimOf returns the item's claim, active or lapsed, or nil.
 	ClaimOf(ctx context.Context, itemID string) (*Claim, error)
+	// Claims returns every claim on the project's items ("" for every
+	// project), active or lapsed but not yet reaped, oldest claimed first.
+	Claims(ctx context.Context, project string) ([]*Claim, error)
 	// ReapClaims ends every claim lapsed at now, returning their items to
 	// the queue, and reports how many it ended.
 	ReapClaims(ctx context.Context, now time.Time) (int, error)

@@ -29,6 +29,7 @@ import (
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools"
+	"github.com/baton-dev/baton/web"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,6 +48,11 @@ type Options struct {
 	// get_issue_status, task_list, search_learnings, list_threads,
 	// list_agents), the reads that need no writer.
 	ReadOnly bool
+	// Dashboard keeps this many dashboard pages open at DashboardPath
+	// (default "/") during the run, refreshing live as a browser does
+	// (dashboard.go); HTTP mode only.
+	Dashboard     int
+	DashboardPath string
 }
 
 // Project is the project every run works in.
@@ -57,7 +63,7 @@ const Project = "bench"
 const agentHeader = "X-Baton-Bench-Agent"
 
 // Run seeds a fresh database, runs the agents and reports.
-func Run(ctx context.Context, o Options) (*Report, error) {
+func Run(ctx context.Context, o Options) (rep *Report, err error) {
 	if o.Agents <= 0 {
 		o.Agents = 64
 	}
@@ -120,9 +126,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	} else {
 		f := mcpserver.NewFactory(reg, env, "bench")
-		h := f.Handler(mcpserver.HTTPOptions{Principal: func(r *http.Request) baton.Principal {
+		opts := mcpserver.HTTPOptions{Principal: func(r *http.Request) baton.Principal {
 			return baton.Principal{Agent: r.Header.Get(agentHeader), Project: Project, Source: baton.SourceHTTP, Preset: tool.PresetFull}
-		}})
+		}}
+		if o.Dashboard > 0 {
+			dash := web.New(web.Options{Registry: reg, Env: env, Project: Project, Insecure: true})
+			defer dash.Close()
+			opts.Dashboard = dash
+		}
+		h := f.Handler(opts)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
@@ -130,7 +142,23 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		srv := &http.Server{Handler: h}
 		go srv.Serve(ln)
 		defer srv.Close()
-		url := "http://" + ln.Addr().String() + "/mcp"
+		base := "http://" + ln.Addr().String()
+		url := base + "/mcp"
+		if o.Dashboard > 0 {
+			path := o.DashboardPath
+			if path == "" {
+				path = "/"
+			}
+			stop, err := openPages(ctx, base, path, o.Dashboard)
+			if err != nil {
+				return nil, err
+			}
+			defer func() {
+				if rep != nil {
+					rep.Dashboard = stop()
+				}
+			}()
+		}
 		connect = func(ctx context.Context, agent string) (*mcp.ClientSession, error) {
 			hc := &http.Client{Transport: headerTransport{agent: agent, next: http.DefaultTransport}}
 			return client().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
@@ -187,6 +215,8 @@ type Report struct {
 	Calls   int
 	Errors  int
 	Tools   map[string]*Stats
+	// Dashboard is what the open dashboard pages did (nil without).
+	Dashboard *DashboardStats
 }
 
 // Stats are one tool's latencies.
@@ -228,6 +258,14 @@ func (r *Report) Print(w io.Writer) {
 	for _, n := range names {
 		if e := r.Tools[n].FirstError; e != "" {
 			fmt.Fprintf(w, "first error of %s: %s\n", n, e)
+		}
+	}
+	if d := r.Dashboard; d != nil {
+		fmt.Fprintf(w, "dashboard: %d pages on %s heard %d changes and refreshed %d times (%.1f/s each), p50 %s p99 %s, %d errors\n",
+			d.Pages, d.Path, d.Changes, d.Refreshes, float64(d.Refreshes)/float64(max(d.Pages, 1))/r.Elapsed.Seconds(),
+			ms(d.Percentile(50)), ms(d.Percentile(99)), d.Errors)
+		if d.FirstErr != "" {
+			fmt.Fprintf(w, "first dashboard error: %s\n", d.FirstErr)
 		}
 	}
 }

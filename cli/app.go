@@ -155,6 +155,8 @@ func (a *App) root() *cobra.Command {
 			c.AddCommand(a.auditCmds()...)
 		case "proposals":
 			c.AddCommand(a.proposalCmds()...)
+		case "claims":
+			c.AddCommand(a.forceReleaseCmd())
 		case capabilities.Toolset:
 			a.capabilitiesCmd(c) // `baton capabilities` writes and prints the summary
 			hasCapabilities = true

@@ -61,6 +61,9 @@ func placeToolset(c *cobra.Command) {
 	case "proposals":
 		c.GroupID = groupPeople
 		c.Short = "Accept or dismiss agents' proposals, and the proposals tools"
+	case "claims":
+		c.GroupID = groupTools
+		c.Short = "Claim work, and end a dead agent's claim (force-release)"
 	case "capabilities":
 		c.GroupID = groupAccess
 	default:

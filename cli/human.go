@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -23,12 +23,24 @@ func (a *App) human() baton.Principal {
 
 // callAs runs a tool as p and decodes its output into out.
 func (a *App) callAs(c *cobra.Command, p baton.Principal, name string, args map[string]any, out any) error {
-	env, err := a.toolEnv(c.Context(), a.Registry, "FULL")
+	return a.callIn(c.Context(), p, name, args, out)
+}
+
+// callGranted is callAs for a command of the person's own that exists to
+// call name, a privileged tool (`baton proposals accept`): running the
+// command is the explicit grant of that one tool, for that one call
+// (tool.WithGrant); the rest of the CLI session's scope is unchanged.
+func (a *App) callGranted(c *cobra.Command, p baton.Principal, name string, args map[string]any, out any) error {
+	return a.callIn(tool.WithGrant(c.Context(), name), p, name, args, out)
+}
+
+func (a *App) callIn(ctx context.Context, p baton.Principal, name string, args map[string]any, out any) error {
+	env, err := a.toolEnv(ctx, a.Registry, "FULL")
 	if err != nil {
 		return a.fail(err)
 	}
 	raw, _ := json.Marshal(args)
-	res := a.Registry.Call(c.Context(), env, p, name, raw)
+	res := a.Registry.Call(ctx, env, p, name, raw)
 	if res.Err != nil {
 		return a.fail(res.Err)
 	}
@@ -180,60 +192,44 @@ func (a *App) replyCmd() *cobra.Command {
 	return cmd
 }
 
-// proposalCmds decide proposals: the user's call, so CLI commands rather
-// than agent tools. Accepting can turn the proposal into a work item.
+// proposalCmds decide proposals as the user. The decision is
+// decide_proposal's, a privileged tool (which proposals become work is the
+// human's call): these commands exist to call it, so each is the person's
+// explicit grant of it for that call, while calling decide_proposal by
+// name without a grant is refused like any privileged tool. Accepting can
+// turn the proposal into a work item.
 func (a *App) proposalCmds() []*cobra.Command {
 	decide := func(status string) func(c *cobra.Command, args []string, createItem bool) error {
 		return func(c *cobra.Command, args []string, createItem bool) error {
-			ctx := c.Context()
-			s, err := a.openStore(ctx)
+			id, err := a.resolveProposal(c, args[0])
 			if err != nil {
 				return a.fail(err)
 			}
-			who := a.human()
-			var created *baton.Item
-			var id string // the proposal args[0] names: its id or a unique start of it
-			err = s.Update(ctx, func(tx baton.Tx) error {
-				all, err := tx.Proposals(ctx, "", "", "")
-				if err != nil {
-					return err
-				}
-				ids := make([]string, len(all))
-				for i, p := range all {
-					ids[i] = p.ID
-				}
-				if id, err = resolveID("proposal", args[0], ids, "`baton proposals list_proposals` lists the proposals"); err != nil {
-					return err
-				}
-				p, err := tx.DecideProposal(ctx, id, status)
-				if err != nil {
-					return err
-				}
-				if createItem {
-					if created, err = itemFromProposal(ctx, tx, p, who); err != nil {
-						return err
-					}
-				}
-				subject := ""
-				if created != nil {
-					subject = created.ID
-				}
-				return record(ctx, tx, "proposal_"+status, "proposal."+status, who.Agent, p.Project, subject,
-					map[string]any{"id": id, "status": status, "create_item": createItem}, p, time.Now().UTC())
-			})
-			if err != nil {
-				return a.fail(err)
+			in := map[string]any{"id": id, "decision": status}
+			if createItem {
+				in["create_item"] = true
+			}
+			var out struct {
+				ID          string `json:"id"`
+				Status      string `json:"status"`
+				CreatedItem *struct {
+					ID    string `json:"id"`
+					Title string `json:"title"`
+				} `json:"created_item"`
+			}
+			if err := a.callGranted(c, a.human(), "decide_proposal", in, &out); err != nil {
+				return err
 			}
 			if wantJSON(c) {
-				out := map[string]any{"id": id, "status": status}
-				if created != nil {
-					out["created_item"] = map[string]any{"id": created.ID, "title": created.Title}
+				js := map[string]any{"id": out.ID, "status": out.Status}
+				if out.CreatedItem != nil {
+					js["created_item"] = map[string]any{"id": out.CreatedItem.ID, "title": out.CreatedItem.Title}
 				}
-				return a.printJSON(out)
+				return a.printJSON(js)
 			}
-			fmt.Fprintf(a.Stdout, "proposal %s %s\n", cleanLine(id), status)
-			if created != nil {
-				fmt.Fprintf(a.Stdout, "created %s: %s\n", cleanLine(created.ID), cleanLine(created.Title))
+			fmt.Fprintf(a.Stdout, "proposal %s %s\n", cleanLine(out.ID), out.Status)
+			if out.CreatedItem != nil {
+				fmt.Fprintf(a.Stdout, "created %s: %s\n", cleanLine(out.CreatedItem.ID), cleanLine(out.CreatedItem.Title))
 			}
 			return nil
 		}
@@ -261,28 +257,64 @@ func (a *App) proposalCmds() []*cobra.Command {
 	return []*cobra.Command{accept, dismiss}
 }
 
-func itemFromProposal(ctx context.Context, tx baton.Tx, p *baton.Proposal, who baton.Principal) (*baton.Item, error) {
-	project := p.Project
-	if project == "" {
-		ps, err := tx.Projects(ctx)
-		if err != nil {
-			return nil, err
+// resolveProposal is the proposal an argument names: its id, or a unique
+// start of one (any project's, any status: deciding a decided one says so).
+func (a *App) resolveProposal(c *cobra.Command, arg string) (string, error) {
+	ctx := c.Context()
+	s, err := a.openStore(ctx)
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	err = s.View(ctx, func(tx baton.Tx) error {
+		all, err := tx.Proposals(ctx, "", "", "")
+		for _, p := range all {
+			ids = append(ids, p.ID)
 		}
-		if len(ps) != 1 {
-			return nil, baton.Errorf(baton.ErrInvalidInput, "the proposal has no project and there are %d projects", len(ps)).
-				WithDetails("field", "project", "constraint", "required").WithHint("pass --project SLUG")
-		}
-		project = ps[0].Slug
+		return err
+	})
+	if err != nil {
+		return "", err
 	}
-	if who.Project != "" {
-		project = who.Project
+	return resolveID("proposal", arg, ids, "`baton proposals list_proposals` lists the proposals")
+}
+
+// forceReleaseCmd ends another agent's claim as the user: the operator's
+// way out of a claim whose holder died (the dashboard's "Release claim"),
+// through the privileged force_release_claim tool.
+func (a *App) forceReleaseCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "force-release ITEM --reason TEXT",
+		Short: "End another agent's claim on ITEM (as the user); the holder is told why",
+		Long: "force-release ends the claim on ITEM whoever holds it, active or lapsed, as the user: the item goes\n" +
+			"back to the queue as a release would leave it, the holder gets a message with --reason, and its changes\n" +
+			"under the old claim are refused (ERR_CLAIMED) until it claims the item again.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if strings.TrimSpace(reason) == "" {
+				return usageError("--reason is required: say why the claim ends (the holder is told)")
+			}
+			var out struct {
+				ItemID         string `json:"item_id"`
+				PreviousHolder string `json:"previous_holder"`
+				Status         string `json:"status"`
+				MessageID      string `json:"message_id"`
+			}
+			in := map[string]any{"item_id": args[0], "reason": reason}
+			if err := a.callGranted(c, a.human(), "force_release_claim", in, &out); err != nil {
+				return err
+			}
+			if wantJSON(c) {
+				return a.printJSON(map[string]any{"item_id": out.ItemID, "previous_holder": out.PreviousHolder,
+					"status": out.Status, "message_id": out.MessageID})
+			}
+			fmt.Fprintf(a.Stdout, "released %s from %s (now %s); %s was told why\n", cleanLine(out.ItemID),
+				cleanLine(out.PreviousHolder), cleanLine(out.Status), cleanLine(out.PreviousHolder))
+			return nil
+		},
 	}
-	kind := baton.KindFeature
-	if p.Type == "engineering" {
-		kind = baton.KindChore
-	}
-	it := &baton.Item{Project: project, Title: p.Title, Description: p.Description + "\n\nFrom proposal " + p.ID + " by " + p.Author + ".",
-		Kind: kind, Status: baton.StatusTodo, Priority: baton.PriorityNormal, Labels: []string{"proposal", p.Type},
-		CreatedBy: who.Agent}
-	return it, tx.CreateItem(ctx, it)
+	cmd.Flags().StringVar(&reason, "reason", "", "why the claim ends (sent to its holder)")
+	a.jsonFlag(cmd, `{"item_id", "previous_holder", "status" (the item's, after release), "message_id" (the holder's notice)}.`)
+	return cmd
 }

@@ -52,6 +52,13 @@ func TestHumanSide(t *testing.T) {
 	for _, p := range props.Proposals {
 		ids[p.Title] = p.ID
 	}
+	// decide_proposal is privileged: by its name, without a grant, the
+	// CLI is refused; `proposals accept|dismiss` are the person's own
+	// commands for it.
+	if r := baton(t, env, "proposals", "decide_proposal", "--id", ids["Dark mode"], "--decision", "accepted"); r.code != 1 ||
+		!strings.Contains(r.stderr, "ERR_PERMISSION_DENIED") {
+		t.Fatalf("decide_proposal by name = %+v", r)
+	}
 	if r := baton(t, env, "proposals", "accept", ids["Cache test fixtures"], "--create-item"); r.code != 0 || !strings.Contains(r.stdout, "created COL-1") {
 		t.Fatalf("accept = %+v", r)
 	}
@@ -72,6 +79,26 @@ func TestHumanSide(t *testing.T) {
 	r = agent("builder", "proposals", "list_proposals", "--status", "accepted", "--json")
 	if !strings.Contains(r.stdout, `"count":1`) {
 		t.Fatalf("accepted proposals = %s", r.stdout)
+	}
+	// The operator ends a claim whose holder went silent.
+	agent("builder", "claims", "claim_item", "--item-id", "COL-1")
+	if r := baton(t, env, "claims", "force-release", "COL-1"); r.code != 2 || !strings.Contains(r.stderr, "--reason is required") {
+		t.Fatalf("force-release without a reason = %+v", r)
+	}
+	if r := baton(t, env, "claims", "force-release", "COL-1", "--reason", "builder stopped answering", "--json"); r.code != 0 ||
+		!strings.Contains(r.stdout, `"previous_holder": "builder"`) || !strings.Contains(r.stdout, `"status": "todo"`) {
+		t.Fatalf("force-release = %+v", r)
+	}
+	if r := baton(t, env, "--agent", "builder", "tasks", "task_update", "--task-id", "COL-1", "--progress", "50"); r.code != 1 ||
+		!strings.Contains(r.stderr, "ERR_CLAIMED") {
+		t.Fatalf("the old holder's change after force-release = %+v", r)
+	}
+	r = agent("builder", "messages", "read_messages", "--thread-id", "claim-COL-1", "--json")
+	if !strings.Contains(r.stdout, "builder stopped answering") {
+		t.Fatalf("the holder's notice = %s", r.stdout)
+	}
+	if r := baton(t, env, "claims", "force-release", "COL-1", "--reason", "again"); r.code != 1 || !strings.Contains(r.stderr, "ERR_NOT_FOUND") {
+		t.Fatalf("force-release of an unclaimed item = %+v", r)
 	}
 	if r := baton(t, env, "audit", "verify"); r.code != 0 {
 		t.Fatalf("the audit trail after the human's decisions: %+v", r)

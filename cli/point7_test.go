@@ -186,6 +186,7 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"reply", "builder", "thanks", "--thread", "t-json"}},
 		{args: []string{"proposals", "accept", props.Proposals[0].ID}},
 		{args: []string{"proposals", "dismiss", props.Proposals[1].ID}},
+		{args: []string{"claims", "force-release", "COL-1", "--reason", "gone"}, codes: []int{0, 1}}, // 1: not claimed here
 		{args: []string{"audit", "export", filepath.Join(dir, "trail.json")}},
 		{args: []string{"audit", "verify"}},
 		{args: []string{"audit", "verify-proof", proofFile}},

@@ -18,6 +18,7 @@ import (
 	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/tool"
+	"github.com/baton-dev/baton/web"
 	"github.com/spf13/cobra"
 )
 
@@ -333,14 +334,14 @@ func (a *App) mcpCmd() *cobra.Command {
 func (a *App) serveCmd() *cobra.Command {
 	var addr string
 	var hosts []string
-	var readOnly, insecure bool
+	var readOnly, insecure, dashboard bool
 	var toolsets []string
 	var grace, reapEvery, tickEvery, sessionIdle time.Duration
 	var timeouts mcpserver.Timeouts
 	var maxSessions, maxStreams int
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve MCP over Streamable HTTP at /mcp",
+		Short: "Serve MCP over Streamable HTTP at /mcp and the dashboard at /",
 		Long: "serve listens on --addr (default " + DefaultAddr + ") and serves MCP Streamable HTTP at /mcp.\n" +
 			"Requests whose Host or Origin names a host other than localhost, 127.0.0.1, ::1 or an\n" +
 			"--allowed-host are refused (DNS rebinding). SIGINT or SIGTERM drain the calls under way,\n" +
@@ -352,7 +353,9 @@ func (a *App) serveCmd() *cobra.Command {
 			"Slow clients are cut by --header-timeout, --body-timeout, --write-timeout (per write: streams and\n" +
 			"long polls last as long as the client reads) and --idle-timeout. One token (or, without tokens, one\n" +
 			"agent) holds at most --max-sessions-per-token sessions and --max-streams-per-token event streams;\n" +
-			"past that it gets 429 with Retry-After. Sessions idle for --session-idle-timeout end.",
+			"past that it gets 429 with Retry-After. Sessions idle for --session-idle-timeout end.\n\n" +
+			"The operator's dashboard is at / (--dashboard=false turns it off). serve prints a one-time login URL,\n" +
+			"and a new one after each use and every hour; with --insecure-local the dashboard needs no login.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
@@ -382,12 +385,25 @@ func (a *App) serveCmd() *cobra.Command {
 			} else {
 				opts.Authenticator = &mcpserver.Authenticator{Store: f.Env.Store, Project: a.project, Clock: a.Clock}
 			}
-			h := f.Handler(opts)
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return &ExitError{Code: ExitTool, Err: baton.Errorf(baton.ErrInitFailed, "cannot listen on %s: %v", addr, err).
 					WithHint("pick a free address with --addr, e.g. --addr 127.0.0.1:7421")}
 			}
+			base := "http://" + browserAddr(ln.Addr())
+			closeDash := func() {}
+			if dashboard {
+				dash := web.New(web.Options{Registry: f.Registry, Env: f.Env, Project: a.project, Insecure: insecure, Log: f.Env.Log,
+					OnLoginURL: func(path string) {
+						fmt.Fprintf(a.Stderr, "baton: dashboard login (one use, valid 1h): %s%s\n", base, path)
+					}})
+				closeDash = dash.Close
+				opts.Dashboard = dash
+				if insecure {
+					fmt.Fprintf(a.Stderr, "baton: dashboard at %s/ (no login: --insecure-local)\n", base)
+				}
+			}
+			h := f.Handler(opts)
 			srv := mcpserver.NewHTTPServer(h, timeouts)
 			reapCtx, stopReaper := context.WithCancel(ctx)
 			defer stopReaper()
@@ -404,7 +420,7 @@ func (a *App) serveCmd() *cobra.Command {
 				return &ExitError{Code: ExitTool, Err: err}
 			case <-ctx.Done():
 			}
-			return a.shutdown(srv, f, grace, errc)
+			return a.shutdown(srv, f, grace, errc, closeDash)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", DefaultAddr, "address to listen on")
@@ -414,6 +430,7 @@ func (a *App) serveCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
 	cmd.Flags().DurationVar(&reapEvery, "reap-every", 10*time.Second, "how often lapsed claims return their work to the queue")
 	cmd.Flags().DurationVar(&tickEvery, "tick-every", orchestrator.DefaultTickEvery, "how often the orchestrator processes phase claims and verdicts (0: never; see baton orchestrator tick)")
+	cmd.Flags().BoolVar(&dashboard, "dashboard", true, "serve the operator's dashboard at / (log in with the one-time URL serve prints)")
 	cmd.Flags().BoolVar(&insecure, "insecure-local", false, "serve without tokens, every request as --agent (loopback --addr only)")
 	cmd.Flags().StringVar(&a.preset, "preset", "", "with --insecure-local: "+presetUsage+"; tokens carry their own (baton agent create --preset)")
 	cmd.Flags().DurationVar(&timeouts.Header, "header-timeout", mcpserver.DefaultHeaderTimeout, "time a client has to send a request's headers")
@@ -427,6 +444,20 @@ func (a *App) serveCmd() *cobra.Command {
 	a.configFlag(cmd)
 	cmd.Flags().DurationVar(&a.claimTTL, "claim-ttl", baton.DefaultClaimTTL, "lease of a claim unless the call asks for another")
 	return cmd
+}
+
+// browserAddr is addr as a browser should open it: an address that
+// listens everywhere is reached through the loopback, which the Host check
+// admits.
+func browserAddr(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // checkServeLimits refuses timeouts and caps that would make serve useless.
@@ -457,7 +488,7 @@ func noCap(n int) int {
 // shutdown stops accepting connections, lets the tool calls under way
 // finish (each commits or rolls back whole), then ends the sessions and
 // their streams. The store is closed by Run after the command returns.
-func (a *App) shutdown(srv *http.Server, f *mcpserver.Factory, grace time.Duration, errc chan error) error {
+func (a *App) shutdown(srv *http.Server, f *mcpserver.Factory, grace time.Duration, errc chan error, closeDash func()) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	fmt.Fprintln(a.Stderr, "baton: shutting down")
@@ -467,6 +498,7 @@ func (a *App) shutdown(srv *http.Server, f *mcpserver.Factory, grace time.Durati
 		slog.Warn("calls still running at the end of the grace period", "err", err)
 	}
 	f.CloseSessions()
+	closeDash() // its live streams would hold Shutdown for the whole grace
 	if err := <-done; err != nil {
 		_ = srv.Close()
 	}

@@ -333,9 +333,20 @@ func (a *App) benchCmd() *cobra.Command {
 		Long: "bench seeds a fresh database in a temporary directory, starts baton on 127.0.0.1, and runs N agents\n" +
 			"(each its own MCP session, or with --stdio its own `baton mcp` process) on a mix of claim_next, get_issue,\n" +
 			"add_finding, send_message, read_messages, search_learnings and update_issue_status for --duration or\n" +
-			"--calls, then prints throughput and per-tool latency. --cold-start N times `baton mcp` startup instead.",
+			"--calls, then prints throughput and per-tool latency. --cold-start N times `baton mcp` startup instead.\n" +
+			"--dashboard N keeps N dashboard pages open meanwhile, refreshing live as a browser does, to measure\n" +
+			"what watching costs the agents.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if o.Dashboard < 0 || o.Dashboard > 64 {
+				return usageError("--dashboard must be 0 to 64 pages, not %d", o.Dashboard)
+			}
+			if o.Dashboard > 0 && o.Stdio {
+				return usageError("--dashboard needs the HTTP server: drop --stdio")
+			}
+			if o.DashboardPath != "" && !strings.HasPrefix(o.DashboardPath, "/") {
+				return usageError("--dashboard-page is a path such as /board, not %q", o.DashboardPath)
+			}
 			if cold > 0 {
 				bin, err := os.Executable()
 				if err != nil {
@@ -368,5 +379,7 @@ func (a *App) benchCmd() *cobra.Command {
 	f.IntVar(&cold, "cold-start", 0, "time this many `baton mcp` starts instead")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "a mix of read-only tools only (reads need no writer)")
 	f.StringVar(&o.Postgres, "postgres", "", "run on a fresh schema of this PostgreSQL database (postgres:// URL) instead of SQLite")
+	f.IntVar(&o.Dashboard, "dashboard", 0, "keep this many live dashboard pages open during the run")
+	f.StringVar(&o.DashboardPath, "dashboard-page", "/", "the dashboard page they show (/, /board, /agents, ...)")
 	return cmd
 }

@@ -40,6 +40,10 @@ type HTTPOptions struct {
 	Timeouts Timeouts
 	// MaxBodyBytes bounds a request body (default 4 MiB).
 	MaxBodyBytes int64
+	// Dashboard, when set, serves every path the MCP endpoints do not
+	// (the operator's web dashboard), behind the same Host and Origin
+	// checks and timeouts; it does its own login.
+	Dashboard http.Handler
 	// ReplayBytes bounds the memory holding recent SSE events for clients
 	// that reconnect with Last-Event-ID (default 16 MiB, across sessions;
 	// the oldest events go first).
@@ -132,6 +136,9 @@ func (f *Factory) Handler(opts HTTPOptions) http.Handler {
 		}
 		_, _ = w.Write([]byte(res.Text))
 	})
+	if opts.Dashboard != nil {
+		mux.Handle("/", opts.Dashboard)
+	}
 	allowed := append(slices.Clone(loopbackNames), opts.AllowedHosts...)
 	return deadlines(opts.Timeouts, guard(allowed, mux))
 }

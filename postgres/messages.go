@@ -100,6 +100,9 @@ func (t *tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 	if f.To != "" {
 		where, args = append(where, "recipient = ?"), append(args, f.To)
 	}
+	if f.Question != "" {
+		where, args = append(where, "question = ?"), append(args, f.Question)
+	}
 	if f.PendingTo != "" {
 		where, args = append(where, "recipient = ? AND delivery_status = 'pending'"), append(args, f.PendingTo)
 	}

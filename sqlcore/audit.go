@@ -332,8 +332,30 @@ func (t *Tx) Actions(ctx context.Context, after int64, limit int) ([]*baton.Acti
 	if limit <= 0 {
 		limit = 1000
 	}
-	rows, err := t.Q.QueryContext(ctx, `SELECT position, agent, source, tool, subject, input_digest, result_digest, at,
-		previous_hash, hash FROM actions WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+	return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE position > ? ORDER BY position LIMIT ?`,
+		after, limit))
+}
+
+// RecentActions returns the newest limit actions (100 when limit <= 0, at
+// most 1000) of agent, or of everyone for "", newest first. Agent names
+// are ASCII, so lower() matches them as the rest of baton does, and the
+// actions_agent index on (lower(agent), position) answers it by reading
+// only the rows returned.
+func (t *Tx) RecentActions(ctx context.Context, agent string, limit int) ([]*baton.Action, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 1000)
+	if agent == "" {
+		return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions ORDER BY position DESC LIMIT ?`, limit))
+	}
+	return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE lower(agent) = lower(?)
+		ORDER BY position DESC LIMIT ?`, agent, limit))
+}
+
+const actionColumns = `position, agent, source, tool, subject, input_digest, result_digest, at, previous_hash, hash`
+
+func (t *Tx) scanActions(rows *sql.Rows, err error) ([]*baton.Action, error) {
 	if err != nil {
 		return nil, err
 	}

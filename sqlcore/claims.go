@@ -39,39 +39,51 @@ func lapsed(c *baton.Claim) *baton.Error {
 		WithHint("claim the item again (claim_item) before changing it; someone else may have worked on it meanwhile")
 }
 
-// fence remembers that holder's lease on the item lapsed, so its later
-// updates are refused until it claims the item again, whatever becomes of
-// the claim row (reaped, taken over, ended by someone else's update).
-func (t *Tx) fence(ctx context.Context, c *baton.Claim) error {
-	_, err := t.Q.ExecContext(ctx, `INSERT INTO claim_fences (item_id, holder, token, expires_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (item_id, holder) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at`,
-		c.ItemID, c.Holder, c.Token, MS(c.ExpiresAt))
+// fence remembers that holder's lease on the item ended without the
+// holder giving it back, so its later updates are refused until it claims
+// the item again, whatever becomes of the claim row (reaped, taken over,
+// ended by someone else's update). by names who ended a live lease
+// (ForceReleaseClaim), "" for one that lapsed; c.ExpiresAt is when it ended.
+func (t *Tx) fence(ctx context.Context, c *baton.Claim, by string) error {
+	_, err := t.Q.ExecContext(ctx, `INSERT INTO claim_fences (item_id, holder, token, expires_at, released_by) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (item_id, holder) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at,
+		released_by = excluded.released_by`,
+		c.ItemID, c.Holder, c.Token, MS(c.ExpiresAt), by)
 	return err
 }
 
-// fenceOf returns agent's lapsed lease on the item as a claim, or nil when
-// the agent is not fenced out of it.
-func (t *Tx) fenceOf(ctx context.Context, itemID, agent string) (*baton.Claim, error) {
+// fenceOf returns agent's ended lease on the item as a claim, with who
+// ended it ("" when it lapsed), or nil when the agent is not fenced out.
+func (t *Tx) fenceOf(ctx context.Context, itemID, agent string) (*baton.Claim, string, error) {
 	c := baton.Claim{ItemID: itemID, Holder: agent}
 	var expires int64
-	err := t.Q.QueryRowContext(ctx, `SELECT token, expires_at FROM claim_fences WHERE item_id = ? AND holder = ?`, itemID, agent).
-		Scan(&c.Token, &expires)
+	var by string
+	err := t.Q.QueryRowContext(ctx, `SELECT token, expires_at, released_by FROM claim_fences WHERE item_id = ? AND holder = ?`, itemID, agent).
+		Scan(&c.Token, &expires, &by)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	c.ExpiresAt = FromMS(expires)
-	return &c, nil
+	return &c, by, nil
 }
 
 // fenced is the error for an update by an agent whose lease on the item
-// lapsed and has ended since: it must claim the item again.
-func fenced(c *baton.Claim) *baton.Error {
-	e := lapsed(c)
-	e.Message += " and has ended since"
-	return e.WithDetails("fenced", true)
+// lapsed, or was released by someone else (by), and has ended since: it
+// must claim the item again.
+func fenced(c *baton.Claim, by string) *baton.Error {
+	if by == "" {
+		e := lapsed(c)
+		e.Message += " and has ended since"
+		return e.WithDetails("fenced", true)
+	}
+	at := c.ExpiresAt.UTC().Format(time.RFC3339)
+	return baton.Errorf(baton.ErrClaimed, "your claim on %s was released by %s at %s", c.ItemID, by, at).
+		WithDetails("item_id", c.ItemID, "holder", c.Holder, "expires_at", at, "token", c.Token, "fenced", true, "released_by", by).
+		WithHint("read your messages (thread %s) for why; claim the item again (claim_item) only if it is still yours to do: "+
+			"someone else may be working on it now", baton.ClaimThread(c.ItemID))
 }
 
 func notClaimed(itemID string) *baton.Error {
@@ -168,7 +180,7 @@ func (t *Tx) dropClaim(ctx context.Context, c *baton.Claim, now time.Time) error
 	if c.Active(now) {
 		return nil
 	}
-	return t.fence(ctx, c)
+	return t.fence(ctx, c, "")
 }
 
 // RenewClaim extends the holder's active claim by its lease.
@@ -185,11 +197,11 @@ func (t *Tx) RenewClaim(ctx context.Context, itemID, holder string, now time.Tim
 	case c == nil || c.Holder != holder:
 		// A lease of the caller's that lapsed and has ended since cannot
 		// be renewed either: the caller has to claim again.
-		if f, err := t.fenceOf(ctx, itemID, holder); err != nil || f != nil {
+		if f, by, err := t.fenceOf(ctx, itemID, holder); err != nil || f != nil {
 			if err != nil {
 				return nil, err
 			}
-			return nil, fenced(f)
+			return nil, fenced(f, by)
 		}
 		return nil, notClaimed(itemID)
 	case !c.Active(now):
@@ -219,6 +231,62 @@ func (t *Tx) ReleaseClaim(ctx context.Context, itemID, holder string, now time.T
 		return notClaimed(itemID)
 	}
 	return t.endClaim(ctx, c, prev, now)
+}
+
+// ForceReleaseClaim ends the item's claim whoever holds it, as the
+// holder's own release would, and fences the holder: unlike a holder that
+// gives its claim back, this one may still be working from what it read,
+// and must not write over what happens to the item next.
+func (t *Tx) ForceReleaseClaim(ctx context.Context, itemID, by string, now time.Time) (*baton.Claim, error) {
+	if _, err := t.Self.Item(ctx, itemID); err != nil {
+		return nil, err
+	}
+	c, _, prev, err := t.claimRow(ctx, itemID)
+	switch {
+	case err != nil:
+		return nil, err
+	case c == nil:
+		return nil, baton.Errorf(baton.ErrNotFound, "%s is not claimed: there is no claim to release", itemID).
+			WithDetails("item_id", itemID).
+			WithHint("nobody holds %s; its status and assignee (get_issue) say who last worked on it", itemID)
+	}
+	if err := t.endClaim(ctx, c, prev, now); err != nil {
+		return nil, err
+	}
+	ended := *c
+	if ended.Active(now) {
+		ended.ExpiresAt = now // the lease ends here, not when it would have lapsed
+	}
+	if err := t.fence(ctx, &ended, by); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Claims lists the claims on a project's items ("" for all), active and
+// lapsed alike (the reaper has not ended them yet), oldest claimed first.
+func (t *Tx) Claims(ctx context.Context, project string) ([]*baton.Claim, error) {
+	q := `SELECT c.item_id, c.holder, c.token, c.claimed_at, c.expires_at FROM claims c`
+	var args []any
+	if project != "" {
+		q, args = q+` JOIN items i ON i.id = c.item_id WHERE i.project = ?`, append(args, project)
+	}
+	rows, err := t.Q.QueryContext(ctx, q+` ORDER BY c.claimed_at ASC, `+t.D.ByteOrder("c.item_id")+` ASC`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*baton.Claim{}
+	for rows.Next() {
+		var c baton.Claim
+		var claimed, expires int64
+		if err := rows.Scan(&c.ItemID, &c.Holder, &c.Token, &claimed, &expires); err != nil {
+			return nil, err
+		}
+		c.ClaimedAt, c.ExpiresAt = FromMS(claimed), FromMS(expires)
+		out = append(out, &c)
+	}
+	return out, rows.Err()
 }
 
 // ReapClaims ends every claim lapsed by now and reports how many.
@@ -387,11 +455,11 @@ func (t *Tx) CheckClaim(ctx context.Context, it *baton.Item) error {
 		// lapsed and ended (reaped, taken over, ended by another update),
 		// it is fenced out until it claims again: it may still be acting
 		// on what it read while it held the item.
-		if f, err := t.fenceOf(ctx, it.ID, it.UpdatedBy); err != nil || f != nil {
+		if f, by, err := t.fenceOf(ctx, it.ID, it.UpdatedBy); err != nil || f != nil {
 			if err != nil {
 				return err
 			}
-			return fenced(f)
+			return fenced(f, by)
 		}
 	}
 	switch {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,20 @@ var fencingTable = []fencingCase{
 		// anyone, alice included, updates it as any unclaimed item.
 		return e.tryUpdate(func(tx baton.Tx) error { return tx.ReleaseClaim(e.ctx, id, "agent-alice", t0.Add(30*time.Second)) })
 	}, 3 * time.Minute, ""},
+	{"ForceReleasedWhileLive", func(e *env, id string, t0 time.Time) error {
+		// The operator ended alice's live claim: unlike her own release,
+		// she may still be working from what she read, so she is fenced.
+		return e.tryUpdate(func(tx baton.Tx) error {
+			_, err := tx.ForceReleaseClaim(e.ctx, id, baton.User, t0.Add(30*time.Second))
+			return err
+		})
+	}, 45 * time.Second, baton.ErrClaimed},
+	{"ForceReleasedAfterLapse", func(e *env, id string, t0 time.Time) error {
+		return e.tryUpdate(func(tx baton.Tx) error {
+			_, err := tx.ForceReleaseClaim(e.ctx, id, baton.User, t0.Add(2*time.Minute))
+			return err
+		})
+	}, 3 * time.Minute, baton.ErrClaimed},
 	{"ReapedThenClaimedAgain", func(e *env, id string, t0 time.Time) error {
 		if err := e.tryUpdate(func(tx baton.Tx) error { _, err := tx.ReapClaims(e.ctx, t0.Add(2*time.Minute)); return err }); err != nil {
 			return err
@@ -123,6 +138,7 @@ var fencingCases = func() []testCase {
 		testCase{"RenewAfterReapIsClaimed", testFencingRenew},
 		testCase{"OthersUnaffected", testFencingOthers},
 		testCase{"RefusalOverAnotherLapse", testFencingOverAnotherLapse},
+		testCase{"ForceRelease", testForceRelease},
 	)
 }()
 
@@ -261,4 +277,66 @@ func testFencingOverAnotherLapse(t *testing.T, open func(t *testing.T) baton.Sto
 		t.Fatalf("carol's update: %v", err)
 	}
 	wantCode(t, e.updateAs(id, "agent-bob", 2, t0.Add(5*time.Minute)), baton.ErrClaimed)
+}
+
+// testForceRelease: ForceReleaseClaim ends another agent's live claim as
+// the holder's release would (the item it started is todo again, no longer
+// assigned to the holder), returns the claim that ended, and refuses the
+// holder's next update naming who released it; anyone may claim the item
+// next, with a new token. No claim is ERR_NOT_FOUND; no item, the item's
+// own not-found error.
+func testForceRelease(t *testing.T, open func(t *testing.T) baton.Store) {
+	e, id, t0 := fencingStart(t, open)
+	var ended *baton.Claim
+	e.update(func(tx baton.Tx) (err error) {
+		ended, err = tx.ForceReleaseClaim(e.ctx, id, baton.User, t0.Add(10*time.Second))
+		return err
+	})
+	if ended == nil || ended.Holder != "agent-alice" || ended.Token != 1 || !ended.ExpiresAt.Equal(t0.Add(time.Minute)) {
+		t.Errorf("ForceReleaseClaim = %+v, want alice's claim, token 1, as it stood", ended)
+	}
+	if got := e.get(id); got.Status != baton.StatusTodo || got.Assignee != "" {
+		t.Errorf("after a forced release the item is %s assigned %q, want todo unassigned", got.Status, got.Assignee)
+	}
+	e.view(func(tx baton.Tx) error {
+		c, err := tx.ClaimOf(e.ctx, id)
+		if err == nil && c != nil {
+			t.Errorf("claim after a forced release = %+v, want none", c)
+		}
+		return err
+	})
+
+	be := wantCode(t, e.updateAs(id, "agent-alice", 42, t0.Add(20*time.Second)), baton.ErrClaimed)
+	if be.Details["released_by"] != baton.User || be.Details["fenced"] != true || be.Details["holder"] != "agent-alice" ||
+		!strings.Contains(be.Message, "released by "+baton.User) || be.Hint == "" {
+		t.Errorf("alice's update after a forced release: %+v, want it refused naming who released her claim", be)
+	}
+	err := e.tryUpdate(func(tx baton.Tx) error {
+		_, err := tx.RenewClaim(e.ctx, id, "agent-alice", t0.Add(20*time.Second))
+		return err
+	})
+	wantCode(t, err, baton.ErrClaimed)
+
+	// Nothing to release now: not found, and nothing changes.
+	err = e.tryUpdate(func(tx baton.Tx) error {
+		_, err := tx.ForceReleaseClaim(e.ctx, id, baton.User, t0.Add(20*time.Second))
+		return err
+	})
+	if be := wantCode(t, err, baton.ErrNotFound); be.Hint == "" || be.Details["item_id"] != id {
+		t.Errorf("forced release of an unclaimed item: %+v, want a hint and item_id", be)
+	}
+	err = e.tryUpdate(func(tx baton.Tx) error { _, err := tx.ForceReleaseClaim(e.ctx, "FEN-404", baton.User, t0); return err })
+	wantCode(t, err, baton.ErrTaskNotFound)
+
+	// The item is free for anyone else; its next claim has a new token.
+	e.update(func(tx baton.Tx) error {
+		c, err := tx.Claim(e.ctx, id, "agent-bob", time.Minute, t0.Add(30*time.Second))
+		if err == nil && c.Token != 2 {
+			t.Errorf("bob's claim token = %d, want 2", c.Token)
+		}
+		return err
+	})
+	if err := e.updateAs(id, "agent-bob", 7, t0.Add(40*time.Second)); err != nil {
+		t.Fatalf("bob's update under his claim: %v", err)
+	}
 }

@@ -144,11 +144,13 @@ var groups = []struct {
 	}},
 	{"Access", accessCases},
 	{"Fencing", fencingCases},
+	{"Claims", claimCases},
 	{"ProjectConfig", projectConfigCases},
 	{"Phases", phaseCases},
 	{"PRs", prCases},
 	{"PhaseMarks", phaseMarkCases},
 	{"Knowledge", knowledgeCases},
+	{"Actions", actionCases},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit

@@ -382,16 +382,48 @@ func (e *Env) scopeInput(ctx context.Context, p baton.Principal) (ScopeInput, er
 	return in, nil
 }
 
-// permit refuses a call to a tool outside p's scope.
+// permit refuses a call to a tool outside p's scope and not granted by
+// the call's context (WithGrant).
 func (e *Env) permit(ctx context.Context, p baton.Principal, name string) error {
 	s, err := e.Scope(ctx, p)
 	if err != nil {
 		return err
 	}
-	if s.Has(name) {
+	if s.Has(name) || e.granted(ctx, p, name) {
 		return nil
 	}
 	return PermissionDenied(name, p, s)
+}
+
+type grantKey struct{}
+
+// WithGrant returns ctx granting the tools named to the calls made with
+// it, whatever the caller's scope: an explicit grant for one command, not
+// for a session. It is how a command that exists for the operator (`baton
+// proposals accept`) calls, as the user, the privileged tool it stands in
+// front of, while the same principal calling that tool by its name
+// (`baton proposals decide_proposal`) is still refused (issue 12). No
+// transport sets it: only Go code, which could reach the store anyway.
+// A scheduler session still loses the scheduler-blocked tools.
+func WithGrant(ctx context.Context, names ...string) context.Context {
+	prev, _ := ctx.Value(grantKey{}).([]string)
+	return context.WithValue(ctx, grantKey{}, append(slices.Clip(prev), names...))
+}
+
+// granted reports whether ctx grants the tool to p (WithGrant).
+func (e *Env) granted(ctx context.Context, p baton.Principal, name string) bool {
+	names, _ := ctx.Value(grantKey{}).([]string)
+	if !slices.Contains(names, name) {
+		return false
+	}
+	if !p.SchedulerMode {
+		return true
+	}
+	if e.Registry == nil {
+		return false // nothing says the tool is not scheduler-blocked
+	}
+	t, ok := e.Registry.Get(name)
+	return ok && !t.Spec().Annotations.SchedulerBlocked
 }
 
 // PermissionDenied is the error for a tool outside the caller's scope.

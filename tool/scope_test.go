@@ -340,3 +340,46 @@ func TestSchedulerCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestWithGrant: a context grant lets the calls made with it reach exactly
+// the tools it names, privileged ones included, whatever the caller's
+// scope; the same principal without it is refused, tools/list does not
+// change, and a scheduler session still loses the scheduler-blocked tools.
+func TestWithGrant(t *testing.T) {
+	reg := scopeRegistry()
+	env := &Env{Registry: reg} // no store: a call that passes the scope fails on that
+	human := baton.Principal{Agent: baton.User, Source: baton.SourceCLI}
+	scanner := baton.Principal{Agent: baton.User, Source: baton.SourceCLI, Profile: "scanner"}
+	sched := baton.Principal{Agent: "cron", Source: baton.SourceStdio, SchedulerMode: true, Preset: PresetFull}
+	plain := context.Background()
+	granted := WithGrant(plain, "priv", "priv_blocked")
+	cases := []struct {
+		name string
+		ctx  context.Context
+		p    baton.Principal
+		tool string
+		want string // ERR_INIT_FAILED: the scope let the call through
+	}{
+		{"no grant", plain, human, "priv", baton.ErrPermissionDenied},
+		{"granted", granted, human, "priv", baton.ErrInitFailed},
+		{"granted in a later context", WithGrant(granted, "other"), human, "priv", baton.ErrInitFailed},
+		{"not named", granted, scanner, "worker_only", baton.ErrPermissionDenied},
+		{"granted beside a profile", granted, scanner, "priv", baton.ErrInitFailed},
+		{"scheduler, granted", granted, sched, "priv", baton.ErrInitFailed},
+		{"scheduler, granted but blocked", granted, sched, "priv_blocked", baton.ErrPermissionDenied},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if e := reg.Call(c.ctx, env, c.p, c.tool, nil).Err; e == nil || e.Code != c.want {
+				t.Errorf("%s as %s: %+v, want %s", c.tool, c.p.Agent, e, c.want)
+			}
+		})
+	}
+	s, err := env.Scope(granted, human)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(s.Names(reg), "priv") {
+		t.Error("a grant for one call changed what the principal lists")
+	}
+}

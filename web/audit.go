@@ -1,0 +1,244 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/audit"
+)
+
+// The audit page: the action log (every successful mutating tool call,
+// hash-chained), newest first; a Verify button that recomputes the whole
+// trail as `baton audit verify` does; and the audit sessions with their
+// Merkle roots.
+
+// Bounds of the audit page.
+const (
+	auditLimit         = 100 // actions a page shows
+	auditSessionsLimit = 50  // sessions listed, newest first
+	// verifyTimeout bounds one verification: the whole trail is read, which
+	// on a large log takes a while; past this the page says it was cut.
+	verifyTimeout = 30 * time.Second
+	// hashPrefix is how much of a hash the table shows.
+	hashPrefix = 12
+	// maxTaskBreaks bounds the broken thought chains a verification lists.
+	maxTaskBreaks = 20
+)
+
+// verifySlot lets one verification run at a time: each reads the whole
+// trail, and a burst of them must not slow the agents' calls.
+var verifySlot = make(chan struct{}, 1)
+
+var auditPage = &pageDef{
+	Pattern: "/audit", Name: "audit", Title: "Audit", Nav: "audit",
+	// Every mutating call appends to the log, whatever event it sends.
+	Live: nil,
+	Load: loadAudit,
+}
+
+func init() { register(auditPage) }
+
+// actionRow is one action of the log with its hash cut for the table.
+type actionRow struct {
+	*baton.Action
+	HashPrefix string
+}
+
+// sessionRow is one audit session.
+type sessionRow struct {
+	*baton.AuditSession
+	State   string // tracking, verified or finalized
+	Records int
+}
+
+// verifyResult is the outcome of verifying the whole trail.
+type verifyResult struct {
+	OK            bool
+	Actions       int64
+	Thoughts      int64
+	FirstBreak    *audit.BrokenLink // the action log's first broken link
+	ActionBreaks  int
+	ThoughtBreaks []taskBreak // each broken task chain's first break, by task, at most maxTaskBreaks
+	MoreTasks     int         // broken task chains past maxTaskBreaks
+	Integrity     int
+	Took          time.Duration
+	Cut           bool   // verifyTimeout passed first
+	Busy          bool   // another verification was running
+	Err           string // the store failed
+}
+
+type taskBreak struct {
+	Task  string
+	Break audit.BrokenLink
+	Count int
+}
+
+// sessionRoot is merkle_root's answer for the ?session asked.
+type sessionRoot struct {
+	SessionID   string `json:"session_id"`
+	MerkleRoot  string `json:"merkle_root"`
+	IsFinalized bool   `json:"is_finalized"`
+	LeafCount   int    `json:"leaf_count"`
+	AsOf        string `json:"as_of"`
+}
+
+type auditData struct {
+	Actions  []actionRow
+	Agent    string // the ?agent filter
+	Before   int64  // the ?before page (0: the newest)
+	Older    int64  // the ?before of the next older page (0: none)
+	Limit    int
+	Sessions []sessionRow
+	More     int // sessions not listed
+	Verify   *verifyResult
+	Timeout  time.Duration
+	Root     *sessionRoot
+	RootID   string
+	RootErr  *baton.Error
+}
+
+func loadAudit(s *Server, r *http.Request) (any, error) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	d := &auditData{Limit: auditLimit, Timeout: verifyTimeout, Agent: q.Get("agent")}
+	if len(d.Agent) > 128 {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "the agent filter is %d bytes long, more than 128", len(d.Agent)).
+			WithDetails("field", "agent", "max_length", 128).WithHint("agent names are short: agent-bob")
+	}
+	if b := q.Get("before"); b != "" {
+		n, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || n < 2 {
+			return nil, baton.Errorf(baton.ErrInvalidInput, "before must be a chain position over 1, not %q", clipText(b, 32)).
+				WithDetails("field", "before").WithHint("follow the page's \"older\" link")
+		}
+		d.Before = n
+	}
+	if id := q.Get("session"); id != "" {
+		d.RootID = clipText(id, 64)
+		var root sessionRoot
+		if e := s.call(r, "merkle_root", map[string]any{"session_id": id}, &root); e != nil {
+			d.RootErr = e
+		} else {
+			d.Root = &root
+		}
+	}
+	err := s.view(ctx, func(tx baton.Tx) error {
+		acts, err := recentActions(ctx, tx, d.Agent, d.Before)
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			d.Actions = append(d.Actions, actionRow{Action: a, HashPrefix: clipHash(a.Hash)})
+		}
+		// Older pages read by position, which the agent filter cannot.
+		if n := len(acts); d.Agent == "" && n == auditLimit && acts[n-1].Position > 1 {
+			d.Older = acts[n-1].Position
+		}
+		return loadSessions(ctx, tx, d)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A live refresh (X-Partial) swaps only the live regions, which the
+	// verification is not part of: it runs once, when asked.
+	if q.Get("verify") == "1" && r.Header.Get("X-Partial") != "1" {
+		d.Verify = verifyTrail(ctx, s.env.Store)
+	}
+	return d, nil
+}
+
+// recentActions are the newest auditLimit actions (of agent, if given),
+// or with before those just before that position; newest first.
+func recentActions(ctx context.Context, tx baton.Tx, agent string, before int64) ([]*baton.Action, error) {
+	if before == 0 {
+		return tx.RecentActions(ctx, agent, auditLimit)
+	}
+	after := max(0, before-1-auditLimit)
+	acts, err := tx.Actions(ctx, after, int(before-1-after))
+	slices.Reverse(acts)
+	return acts, err
+}
+
+func loadSessions(ctx context.Context, tx baton.Tx, d *auditData) error {
+	all, err := tx.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(all) // newest first
+	if len(all) > auditSessionsLimit {
+		d.More, all = len(all)-auditSessionsLimit, all[:auditSessionsLimit]
+	}
+	for _, ss := range all {
+		recs, err := tx.SessionRecords(ctx, ss.ID)
+		if err != nil {
+			return err
+		}
+		row := sessionRow{AuditSession: ss, Records: len(recs), State: "tracking"}
+		switch {
+		case ss.Finalized():
+			row.State = "finalized"
+		case !ss.Tracking():
+			row.State = "verified"
+		}
+		d.Sessions = append(d.Sessions, row)
+	}
+	return nil
+}
+
+// verifyTrail verifies the action log and every thought chain with the
+// code of `baton audit verify` (audit.VerifyStore), within verifyTimeout.
+func verifyTrail(ctx context.Context, store baton.Store) *verifyResult {
+	select {
+	case verifySlot <- struct{}{}:
+		defer func() { <-verifySlot }()
+	default:
+		return &verifyResult{Busy: true}
+	}
+	ctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+	defer cancel()
+	start := time.Now()
+	rep, err := audit.VerifyStore(ctx, store)
+	res := &verifyResult{Took: roundDuration(time.Since(start))}
+	if err != nil {
+		if ctx.Err() != nil {
+			res.Cut = true
+		} else {
+			res.Err = baton.AsError(err).Message
+		}
+		return res
+	}
+	res.OK, res.Actions, res.Thoughts, res.Integrity = rep.OK(), rep.Actions, rep.Thoughts, rep.IntegrityScore
+	res.ActionBreaks = len(rep.ActionBreaks)
+	if len(rep.ActionBreaks) > 0 {
+		res.FirstBreak = &rep.ActionBreaks[0]
+	}
+	for task, bs := range rep.ThoughtBreaks {
+		res.ThoughtBreaks = append(res.ThoughtBreaks, taskBreak{Task: task, Break: bs[0], Count: len(bs)})
+	}
+	sort.Slice(res.ThoughtBreaks, func(i, j int) bool { return res.ThoughtBreaks[i].Task < res.ThoughtBreaks[j].Task })
+	if n := len(res.ThoughtBreaks); n > maxTaskBreaks {
+		res.MoreTasks, res.ThoughtBreaks = n-maxTaskBreaks, res.ThoughtBreaks[:maxTaskBreaks]
+	}
+	return res
+}
+
+// roundDuration keeps a duration readable: milliseconds from a second
+// up, microseconds below (a small trail verifies in well under 1 ms).
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+func clipHash(h string) string {
+	if len(h) > hashPrefix {
+		return h[:hashPrefix]
+	}
+	return h
+}
