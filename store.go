@@ -76,6 +76,10 @@ type ItemTx interface {
 	// each back (dependencies, subtasks, an active claim), ordered by
 	// priority then age.
 	Queue(ctx context.Context, project string) ([]Readiness, error)
+	// ReadinessOf is what holds back each of the items named, whatever
+	// their status (a board shows a page of them); unknown ids are left
+	// out and the order is not defined.
+	ReadinessOf(ctx context.Context, ids []string) ([]Readiness, error)
 	// MoveItem moves an item to another project under a new id
 	// (PREFIX-SEQUENCE of the target); everything that refers to it follows.
 	MoveItem(ctx context.Context, id, toProject string) (*Item, error)

@@ -18,11 +18,16 @@ import (
 // Dashboard pages open during a run behave as web/static/app.js does in
 // a browser: load the page, listen to /live, and on every change the page
 // cares about fetch the page's content again (X-Partial), at most one
-// fetch at a time, changes within refreshDelay coalesced. The agents'
+// fetch at a time, changes within refreshDelay coalesced, fetches at
+// least refreshGap apart. The agents'
 // throughput with and without them is the dashboard's cost.
 
-// refreshDelay is app.js's coalescing delay (refreshSoon).
-const refreshDelay = 150 * time.Millisecond
+// refreshDelay and refreshGap are app.js's coalescing delay and the
+// least time between the starts of two refreshes (refreshSoon).
+const (
+	refreshDelay = 150 * time.Millisecond
+	refreshGap   = 700 * time.Millisecond
+)
 
 // DashboardStats are what the simulated pages did.
 type DashboardStats struct {
@@ -144,18 +149,21 @@ func (p *simPage) listen(ctx context.Context, url string, counted func()) {
 // refreshLoop fetches the page's content after each wake-up, waiting
 // refreshDelay first so that a burst of changes makes one fetch.
 func (p *simPage) refreshLoop(ctx context.Context, done func(time.Duration, error)) {
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.wake:
 		}
+		wait := max(refreshDelay, time.Until(last.Add(refreshGap)))
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(refreshDelay):
+		case <-time.After(wait):
 		}
 		start := time.Now()
+		last = start
 		_, err := get(ctx, p.c, p.url, true)
 		if ctx.Err() != nil {
 			return

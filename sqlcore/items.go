@@ -169,10 +169,40 @@ func (t *Tx) pathBetween(ctx context.Context, from, to string) ([]string, error)
 // Queue returns the project's todo and blocked items with what holds
 // each back, by priority then age.
 func (t *Tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {
-	const sep = "\x1f"
 	now := MS(t.Now())
 	// An item a lapsed claim moved to in_progress is back in the queue
 	// already, even before the reaper has written it back to todo.
+	return t.readiness(ctx, `project = ? AND (status IN ('todo', 'blocked')
+			OR (status = 'in_progress' AND k.prev_status = 'todo' AND k.expires_at <= ?))
+		ORDER BY priority ASC, created_at ASC, rid ASC`, now, project, now)
+}
+
+// ReadinessOf is the readiness of the items named (any status), in no
+// particular order; unknown ids are left out.
+func (t *Tx) ReadinessOf(ctx context.Context, ids []string) ([]baton.Readiness, error) {
+	var out []baton.Readiness
+	const chunk = 500 // within every driver's limit on parameters
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		args := []any{MS(t.Now())}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		rs, err := t.readiness(ctx, `items.id IN (`+Placeholders(n)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+// readiness reads the items matching cond (args after the first, which
+// is now in milliseconds) with what holds each back.
+func (t *Tx) readiness(ctx context.Context, cond string, args ...any) ([]baton.Readiness, error) {
+	const sep = "\x1f"
+	now := args[0].(int64)
 	rows, err := t.Q.QueryContext(ctx, `SELECT `+ItemColumns+`,
 		(SELECT string_agg(d.depends_on, ?) FROM item_deps d JOIN items x ON x.id = d.depends_on
 			WHERE d.item_id = items.id AND x.status NOT IN ('done', 'cancelled')),
@@ -180,9 +210,7 @@ func (t *Tx) Queue(ctx context.Context, project string) ([]baton.Readiness, erro
 			WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled')),
 		k.holder, k.token, k.claimed_at, k.expires_at, k.prev_status
 		FROM items LEFT JOIN claims k ON k.item_id = items.id
-		WHERE project = ? AND (status IN ('todo', 'blocked')
-			OR (status = 'in_progress' AND k.prev_status = 'todo' AND k.expires_at <= ?))
-		ORDER BY priority ASC, created_at ASC, rid ASC`, sep, sep, project, now)
+		WHERE `+cond, append([]any{sep, sep}, args[1:]...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -116,6 +116,7 @@ var groups = []struct {
 		{"Readiness", testQueueReadiness},
 		{"FollowsProgress", testQueueFollowsProgress},
 		{"Empty", testQueueEmpty},
+		{"ReadinessOfSomeItems", testReadinessOf},
 	}},
 	{"Transactions", []testCase{
 		{"ErrorRollsBack", testTxErrorRollsBack},
@@ -1672,6 +1673,33 @@ func testQueueReadiness(t *testing.T, open func(t *testing.T) baton.Store) {
 	}
 	// The beta item depends on an item of alpha.
 	checkQueue(t, e.queue("beta"), []readiness{{id: "B1", unmet: 1, waitingOn: []string{"Q1"}}})
+}
+
+// ReadinessOf answers for the items named only, across projects, the
+// same as the queue does for them; unknown ids are left out.
+func testReadinessOf(t *testing.T, open func(t *testing.T) baton.Store) {
+	e := queueFixture(t, open)
+	var rs []baton.Readiness
+	e.view(func(tx baton.Tx) (err error) {
+		rs, err = tx.ReadinessOf(e.ctx, []string{"Q10", "B1", "no-such-item", "Q2"})
+		return err
+	})
+	order := []string{"Q2", "Q10", "B1"}
+	slices.SortFunc(rs, func(a, b baton.Readiness) int {
+		return slices.Index(order, a.Item.ID) - slices.Index(order, b.Item.ID)
+	})
+	checkQueue(t, rs, []readiness{
+		{id: "Q2", unmet: 2, waitingOn: []string{"Q1", "Q3"}},
+		{id: "Q10", open: []string{"Q11"}},
+		{id: "B1", unmet: 1, waitingOn: []string{"Q1"}},
+	})
+	e.view(func(tx baton.Tx) (err error) {
+		rs, err = tx.ReadinessOf(e.ctx, nil)
+		return err
+	})
+	if len(rs) != 0 {
+		t.Fatalf("ReadinessOf(nil) = %d items", len(rs))
+	}
 }
 
 func testQueueFollowsProgress(t *testing.T, open func(t *testing.T) baton.Store) {

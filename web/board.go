@@ -272,8 +272,8 @@ func readColumn(ctx context.Context, tx baton.Tx, st baton.Status, base baton.It
 }
 
 // boardAnnotate adds the claims, and for the items waiting to start what
-// holds them back: one query for the claims and one per project for the
-// queue, whatever the number of tiles.
+// holds them back: one query for the claims and one for the readiness of
+// the waiting tiles, whatever the number of tiles.
 func boardAnnotate(ctx context.Context, tx baton.Tx, project string, cols []boardColumn) error {
 	claims, err := tx.Claims(ctx, project)
 	if err != nil {
@@ -296,26 +296,23 @@ func boardAnnotate(ctx context.Context, tx baton.Tx, project string, cols []boar
 	if !waiting {
 		return nil
 	}
-	projects := []string{project}
-	if project == "" {
-		ps, err := tx.Projects(ctx)
-		if err != nil {
-			return err
-		}
-		projects = projects[:0]
-		for _, p := range ps {
-			projects = append(projects, p.Slug)
+	// Only the tiles shown: a project's whole queue can be thousands of
+	// items, and a busy board refreshes every second.
+	var ids []string
+	for _, c := range cols {
+		for _, t := range c.Tiles {
+			if t.Item.Status == baton.StatusTodo || t.Item.Status == baton.StatusBlocked {
+				ids = append(ids, t.Item.ID)
+			}
 		}
 	}
+	rs, err := tx.ReadinessOf(ctx, ids)
+	if err != nil {
+		return err
+	}
 	ready := map[string]baton.Readiness{}
-	for _, p := range projects {
-		q, err := tx.Queue(ctx, p)
-		if err != nil {
-			return err
-		}
-		for _, r := range q {
-			ready[r.Item.ID] = r
-		}
+	for _, r := range rs {
+		ready[r.Item.ID] = r
 	}
 	for ci := range cols {
 		for ti := range cols[ci].Tiles {

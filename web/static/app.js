@@ -19,14 +19,21 @@
     return false;
   }
 
-  let timer = null, inFlight = false, again = false;
+  // A change is shown within a second: refreshes wait 150 ms for more
+  // changes to come with it, and start at least 700 ms apart, so a busy
+  // team (hundreds of changes a second) costs the server about one page
+  // render a second per open page, not one per change.
+  const coalesce = 150, minGap = 700;
+  let timer = null, inFlight = false, again = false, lastStart = -Infinity;
   function refreshSoon(delay) {
     if (timer) return;
-    timer = setTimeout(() => { timer = null; refresh(); }, delay === undefined ? 150 : delay);
+    const wait = Math.max(delay === undefined ? coalesce : delay, lastStart + minGap - performance.now());
+    timer = setTimeout(() => { timer = null; refresh(); }, wait);
   }
   async function refresh() {
     if (inFlight) { again = true; return; }
     inFlight = true;
+    lastStart = performance.now();
     try {
       const res = await fetch(location.href, { headers: { "X-Partial": "1" }, credentials: "same-origin" });
       if (!res.ok && res.status !== 404) return;
