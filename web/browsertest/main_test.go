@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,9 +31,14 @@ func installHint() string {
 	return "no Chromium found (looked for chromium, chromium-browser, google-chrome in PATH and BATON_CHROMIUM): " + how
 }
 
+// shortSkip says why -short skips the package: a browser and a server
+// binary are the slow kind of test -short leaves out.
+const shortSkip = "the browser tests start Chromium and a built baton: run them without -short"
+
 func TestMain(m *testing.M) {
+	flag.Parse()
 	chromium = findChromium()
-	if chromium == "" {
+	if chromium == "" || testing.Short() {
 		// Nothing to build: every test skips with installHint.
 		os.Exit(m.Run())
 	}
@@ -98,6 +104,9 @@ var shared struct {
 // Chromium the test skips.
 func setup(t *testing.T) *fixture {
 	t.Helper()
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	if chromium == "" {
 		t.Skip(installHint())
 	}
