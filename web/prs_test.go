@@ -3,90 +3,37 @@ package web
 import (
 	"context"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/tool"
-	"github.com/baton-dev/baton/worktree"
 )
 
 // prFixture is a dashboard with a project whose root is a real git
-// repository, an issue in it and that issue's worktree, as in
-// tools/review's tests: PR records are built by create_pr from git.
+// repository, an issue in it and that issue's worktree
+// (testkit.IssueRepo): PR records are built by create_pr from git.
 type prFixture struct {
 	*dash
-	repo, issue, wt, branch string
+	*testkit.IssueRepo
 }
 
 const prProject = "sym"
 
 func newPRFixture(t *testing.T) *prFixture {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: PR records are built with the git binary")
-	}
-	f := &prFixture{dash: newDash(t), repo: t.TempDir()}
-	f.git(f.repo, "init", "--quiet", "--initial-branch=main")
-	f.write(f.repo, "README.md", "# project\n")
-	f.write(f.repo, "server/api.go", "package server\n\nfunc API() {}\n")
-	f.commit(f.repo, "start")
-	ctx := context.Background()
-	if err := f.Store.Update(ctx, func(tx baton.Tx) error {
-		return tx.CreateProject(ctx, &baton.Project{Slug: prProject, Prefix: "SYM", Root: f.repo})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	f.issue = f.StoreItem(&baton.Item{Project: prProject, Title: "Add the feature", Labels: []string{baton.PhaseReady.Label()}})
-	wt, err := worktree.Create(ctx, worktree.Options{Repo: f.repo, Issue: f.issue, Project: prProject})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.wt, f.branch = wt.Path, wt.Branch
-	return f
-}
-
-// git runs git in dir with a fixed identity and no user configuration.
-func (f *prFixture) git(dir string, args ...string) string {
-	f.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=T",
-		"-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+f.repo)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (f *prFixture) write(dir, name, content string) {
-	f.t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func (f *prFixture) commit(dir, msg string) {
-	f.t.Helper()
-	f.git(dir, "add", "-A")
-	f.git(dir, "commit", "--quiet", "-m", msg)
+	d := newDash(t)
+	return &prFixture{dash: d, IssueRepo: d.NewIssueRepo(prProject)}
 }
 
 // worker is agent-w working in the issue's worktree, its session bound to
 // the issue.
 func (f *prFixture) worker() *testkit.Kit {
 	c := *f.Kit
-	c.Principal = baton.Principal{Agent: "agent-w", Profile: "worker", AgentType: "worker", IssueID: f.issue,
-		WorktreePath: f.wt, Source: baton.SourceTest}
-	c.Env = &tool.Env{Store: f.Store, Registry: f.Registry, DataDir: f.Env.DataDir, WorkDir: f.wt, Server: f.Env.Server, Bus: f.Env.Bus}
+	c.Principal = baton.Principal{Agent: "agent-w", Profile: "worker", AgentType: "worker", IssueID: f.Issue,
+		WorktreePath: f.Worktree, Source: baton.SourceTest}
+	c.Env = &tool.Env{Store: f.Store, Registry: f.Registry, DataDir: f.Env.DataDir, WorkDir: f.Worktree, Server: f.Env.Server, Bus: f.Env.Bus}
 	return &c
 }
 
@@ -95,11 +42,11 @@ func (f *prFixture) worker() *testkit.Kit {
 func (f *prFixture) openPR() string {
 	f.t.Helper()
 	w := f.worker()
-	w.OK("claim_item", map[string]any{"item_id": f.issue})
-	f.write(f.wt, "web/page.html", "<script>alert(1)</script>\n")
-	f.write(f.wt, "server/api.go", "package server\n\nfunc API() { return }\n")
-	f.commit(f.wt, "feature")
-	out := w.OK("create_pr", map[string]any{"diff": "x", "branch_name": f.branch, "base_branch": "main",
+	w.OK("claim_item", map[string]any{"item_id": f.Issue})
+	f.Write(f.Worktree, "web/page.html", "<script>alert(1)</script>\n")
+	f.Write(f.Worktree, "server/api.go", "package server\n\nfunc API() { return }\n")
+	f.Commit(f.Worktree, "feature")
+	out := w.OK("create_pr", map[string]any{"diff": "x", "branch_name": f.Branch, "base_branch": "main",
 		"gate_results": []map[string]any{
 			{"command": "go test ./...", "label": "tests", "exit_code": 0, "output": "ok", "required": true},
 			{"command": "golint <x>", "label": "lint", "exit_code": 1, "output": "lint says <b>no</b>", "required": false},
@@ -114,7 +61,7 @@ func TestPRsListsAPRMadeThroughCreatePR(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("GET /prs: %d", st)
 	}
-	mustContain(t, page, `href="/prs/`+id+`"`, `href="/items/`+f.issue+`"`, `<span class="badge review">open</span>`,
+	mustContain(t, page, `href="/prs/`+id+`"`, `href="/items/`+f.Issue+`"`, `<span class="badge review">open</span>`,
 		"+2", "−1", "1 passed", "1 failed", "agent-w", `aria-current="page">PRs`)
 
 	// The status filter narrows; a bad status is a structured error.
@@ -144,7 +91,7 @@ func TestPRPageShowsDiffStatsGatesAndRisk(t *testing.T) {
 		`<span class="del">-func API() {}</span>`, `<span class="hunk">@@`, `<span class="file">&#43;&#43;&#43; b/web/page.html</span>`,
 		"<code>web/page.html</code>", "added", "modified",
 		"<strong>tests</strong>", "<strong>lint</strong>", "failed, exit 1", "golint &lt;x&gt;", "lint says &lt;b&gt;no&lt;/b&gt;",
-		`data-tool="approve_pr"`, `data-tool="reject_pr"`, `name="issue_id" value="`+f.issue+`"`, "Not reviewed yet.")
+		`data-tool="approve_pr"`, `data-tool="reject_pr"`, `name="issue_id" value="`+f.Issue+`"`, "Not reviewed yet.")
 	if strings.Contains(page, "<script>alert") {
 		t.Error("the diff's script tag reached the page as HTML")
 	}
@@ -158,7 +105,7 @@ func TestPRPageShowsDiffStatsGatesAndRisk(t *testing.T) {
 func TestRejectingAPRFromItsPageIsAuditedAsTheUser(t *testing.T) {
 	f := newPRFixture(t)
 	id := f.openPR()
-	out := f.mustAct("reject_pr", map[string]any{"issue_id": f.issue, "reason": "too <risky>", "fix_instructions": "split it"})
+	out := f.mustAct("reject_pr", map[string]any{"issue_id": f.Issue, "reason": "too <risky>", "fix_instructions": "split it"})
 	if out["status"] != "rejected" || out["issue_status"] != "todo" {
 		t.Fatalf("reject_pr: %v", out)
 	}
@@ -168,7 +115,7 @@ func TestRejectingAPRFromItsPageIsAuditedAsTheUser(t *testing.T) {
 		t.Error("a rejected PR still offers to reject it")
 	}
 	if n := f.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'reject_pr' AND agent = ? AND source = ? AND subject = ?`,
-		baton.User, string(baton.SourceWeb), f.issue); n != 1 {
+		baton.User, string(baton.SourceWeb), f.Issue); n != 1 {
 		t.Fatalf("%d reject_pr actions by the user from the web, want 1", n)
 	}
 	_, page = f.get("/prs?status=rejected")

@@ -23,13 +23,13 @@ import (
 func TestCreatePRBuildsFromGit(t *testing.T) {
 	f := setup(t)
 	f.claim()
-	f.write(f.wt, "server/api.go", "package server\n\nfunc API() { return }\n")
-	f.write(f.wt, "server/new.go", "package server\n\nfunc New() {}\n")
-	head := f.commit(f.wt, "feature")
-	base := f.git(f.repo, "rev-parse", "main")
+	f.Write(f.Worktree, "server/api.go", "package server\n\nfunc API() { return }\n")
+	f.Write(f.Worktree, "server/new.go", "package server\n\nfunc New() {}\n")
+	head := f.Commit(f.Worktree, "feature")
+	base := f.Git(f.Repo, "rev-parse", "main")
 
 	out := f.worker().OK("create_pr", f.createArgs(map[string]any{"diff": "anything the agent pasted"}))
-	if out["pr_id"] != "PR-1" || out["status"] != "open" || out["issue_status"] != "review" || out["issue_id"] != f.issue {
+	if out["pr_id"] != "PR-1" || out["status"] != "open" || out["issue_status"] != "review" || out["issue_id"] != f.Issue {
 		t.Fatalf("create_pr: %v", out)
 	}
 	if out["head_sha"] != head || out["base_sha"] != base || out["commits"] != float64(1) ||
@@ -40,7 +40,7 @@ func TestCreatePRBuildsFromGit(t *testing.T) {
 	if !strings.Contains(p.Diff, "+func New() {}") || strings.Contains(p.Diff, "anything the agent pasted") {
 		t.Fatalf("stored diff is not git's:\n%s", p.Diff)
 	}
-	if p.BranchName != f.branch || p.BaseBranch != "main" || p.CreatedBy != "agent-w" || p.RepoDir != f.wt {
+	if p.BranchName != f.Branch || p.BaseBranch != "main" || p.CreatedBy != "agent-w" || p.RepoDir != f.Worktree {
 		t.Fatalf("record: %+v", p)
 	}
 	it := f.item()
@@ -49,7 +49,7 @@ func TestCreatePRBuildsFromGit(t *testing.T) {
 	}
 	ctx := context.Background()
 	_ = f.k.Store.View(ctx, func(tx baton.Tx) error {
-		if cl, _ := tx.ClaimOf(ctx, f.issue); cl != nil {
+		if cl, _ := tx.ClaimOf(ctx, f.Issue); cl != nil {
 			t.Errorf("the worker's claim survived the PR: %+v", cl)
 		}
 		return nil
@@ -57,7 +57,7 @@ func TestCreatePRBuildsFromGit(t *testing.T) {
 	if !slices.Contains(f.events(), "pr.created") {
 		t.Fatalf("events %v lack pr.created", f.events())
 	}
-	if n := f.k.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'create_pr' AND subject = ? AND agent = 'agent-w'`, f.issue); n != 1 {
+	if n := f.k.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'create_pr' AND subject = ? AND agent = 'agent-w'`, f.Issue); n != 1 {
 		t.Fatalf("%d create_pr actions in the log, want 1", n)
 	}
 }
@@ -91,9 +91,9 @@ func TestCreatePRRiskThresholds(t *testing.T) {
 				if i == 0 {
 					n += c.lines - per*c.files
 				}
-				f.write(f.wt, "src/f"+string(rune('a'+i))+".txt", strings.Repeat("x\n", n))
+				f.Write(f.Worktree, "src/f"+string(rune('a'+i))+".txt", strings.Repeat("x\n", n))
 			}
-			f.commit(f.wt, "work")
+			f.Commit(f.Worktree, "work")
 			out := f.worker().OK("create_pr", f.createArgs(nil))
 			risk := out["risk"].(map[string]any)
 			reasons, _ := risk["reasons"].([]any)
@@ -113,8 +113,8 @@ func TestCreatePRRiskThresholds(t *testing.T) {
 func TestCreatePRSensitivePaths(t *testing.T) {
 	f := setup(t)
 	f.configure(func(cfg *baton.ProjectConfig) { cfg.SensitivePaths = []string{"server/*.go"} })
-	f.write(f.wt, "server/api.go", "package server\n\nfunc API() { _ = 1 }\n")
-	f.commit(f.wt, "touch api")
+	f.Write(f.Worktree, "server/api.go", "package server\n\nfunc API() { _ = 1 }\n")
+	f.Commit(f.Worktree, "touch api")
 	out := f.worker().OK("create_pr", f.createArgs(nil))
 	risk := out["risk"].(map[string]any)
 	if risk["level"] != baton.RiskHigh || !slices.Equal(risk["sensitive_files"].([]any), []any{"server/api.go"}) {
@@ -195,11 +195,11 @@ func boolStr(b bool) string {
 func TestCreatePRWarnings(t *testing.T) {
 	f := setup(t)
 	f.work("done.txt", 2)
-	f.write(f.wt, "forgot.go", "package x\n")
+	f.Write(f.Worktree, "forgot.go", "package x\n")
 	pasted := "diff --git a/done.txt b/done.txt\n+line\ndiff --git a/forgot.go b/forgot.go\n+package x\n"
 	out := f.worker().OK("create_pr", f.createArgs(map[string]any{"diff": pasted}))
 	ws := out["warnings"].([]any)
-	if len(ws) != 2 || !strings.Contains(ws[0].(string), "the diff passed changes forgot.go, which no commit on "+f.branch+" does") ||
+	if len(ws) != 2 || !strings.Contains(ws[0].(string), "the diff passed changes forgot.go, which no commit on "+f.Branch+" does") ||
 		!strings.Contains(ws[1].(string), "1 uncommitted changes in the worktree are not in the PR: forgot.go") {
 		t.Fatalf("warnings %q", ws)
 	}
@@ -227,7 +227,7 @@ func TestCreatePRRefusals(t *testing.T) {
 		}, baton.ErrInvalidInput, "", "base_branch", `base_branch "trunk" names no branch`},
 		{"not the worktree's branch", func(f *fx) {
 			f.work("a.txt", 1)
-			f.git(f.repo, "branch", "other", f.branch)
+			f.Git(f.Repo, "branch", "other", f.Branch)
 		}, func(f *fx) map[string]any {
 			return f.createArgs(map[string]any{"branch_name": "other"})
 		}, baton.ErrInvalidInput, "", "branch_name", `branch_name "other" is not your worktree's branch`},
@@ -241,7 +241,7 @@ func TestCreatePRRefusals(t *testing.T) {
 			baton.ErrInvalidTransition, "phase_not_ready", "", "is in the grooming phase"},
 		{"claimed by another agent", func(f *fx) {
 			f.work("a.txt", 1)
-			f.as("agent-x", "worker", f.repo).OK("claim_item", map[string]any{"item_id": f.issue})
+			f.as("agent-x", "worker", f.Repo).OK("claim_item", map[string]any{"item_id": f.Issue})
 		}, func(f *fx) map[string]any { return f.createArgs(nil) },
 			baton.ErrClaimed, "", "", "claimed by agent-x"},
 		{"finished issue", func(f *fx) {
@@ -293,10 +293,10 @@ func TestCreatePRChecksWorktreeFirst(t *testing.T) {
 	f := setup(t)
 	f.work("a.txt", 1)
 	k := f.worker()
-	k.Env.WorkDir = f.repo // the session's worktree is f.wt
+	k.Env.WorkDir = f.Repo // the session's worktree is f.Worktree
 	e := k.FailEnvelope("create_pr", f.createArgs(map[string]any{"base_branch": "no-such-branch"}), baton.ErrConflict)
 	if e.Type != "workspace_invalid" || !strings.Contains(e.Message, "Worktree marker file not found at") ||
-		!strings.Contains(e.Message, "Recovery: run `cd "+f.wt+"`") {
+		!strings.Contains(e.Message, "Recovery: run `cd "+f.Worktree+"`") {
 		t.Fatalf("error %+v", e)
 	}
 	if len(f.prs()) != 0 || f.item().Status != baton.StatusTodo {
@@ -337,13 +337,13 @@ func TestCreatePROneOpenPRAtATime(t *testing.T) {
 func TestCreatePRFromTheCLIWithoutWorktree(t *testing.T) {
 	f := setup(t)
 	f.work("a.txt", 4)
-	k := f.as(baton.User, "", f.repo)
+	k := f.as(baton.User, "", f.Repo)
 	k.Principal.IssueID, k.Principal.Source = "", baton.SourceCLI
-	out := k.OK("create_pr", f.createArgs(map[string]any{"issue_id": f.issue}))
+	out := k.OK("create_pr", f.createArgs(map[string]any{"issue_id": f.Issue}))
 	if out["lines_added"] != float64(4) || out["issue_status"] != "review" {
 		t.Fatalf("%v", out)
 	}
-	if p := f.pr("PR-1"); p.RepoDir != f.wt || p.CreatedBy != baton.User {
+	if p := f.pr("PR-1"); p.RepoDir != f.Worktree || p.CreatedBy != baton.User {
 		t.Fatalf("record %+v: want it built in the issue's worktree", p)
 	}
 }
@@ -353,23 +353,23 @@ func TestCreatePRFromTheCLIWithoutWorktree(t *testing.T) {
 func TestCreatePRSchedulerCap(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
-	ids := []string{f.issue}
+	ids := []string{f.Issue}
 	for range 3 {
 		ids = append(ids, f.k.StoreItem(&baton.Item{Project: project, Title: "more", Labels: []string{baton.PhaseReady.Label()}}))
 	}
-	k := f.as("agent-s", "worker", f.repo)
+	k := f.as("agent-s", "worker", f.Repo)
 	k.Principal.IssueID, k.Principal.SchedulerMode = "", true
 	for i, id := range ids {
-		wt, branch := f.wt, f.branch
+		wt, branch := f.Worktree, f.Branch
 		if i > 0 {
-			w, err := worktree.Create(ctx, worktree.Options{Repo: f.repo, Issue: id, Project: project})
+			w, err := worktree.Create(ctx, worktree.Options{Repo: f.Repo, Issue: id, Project: project})
 			if err != nil {
 				t.Fatal(err)
 			}
 			wt, branch = w.Path, w.Branch
 		}
-		f.write(wt, "f.txt", id+"\n")
-		f.commit(wt, "work")
+		f.Write(wt, "f.txt", id+"\n")
+		f.Commit(wt, "work")
 		args := map[string]any{"issue_id": id, "diff": "", "branch_name": branch, "base_branch": "main"}
 		if i < 3 {
 			k.OK("create_pr", args)
@@ -512,17 +512,17 @@ func TestPoint4CreatePRRunsGitOutsideTheWriteTransaction(t *testing.T) {
 func TestPoint8CreatePRWithoutWorktreeUsesTheProjectRoot(t *testing.T) {
 	f := setup(t)
 	other := f.k.StoreItem(&baton.Item{Project: project, Title: "no worktree", Labels: []string{baton.PhaseReady.Label()}})
-	f.git(f.repo, "switch", "--quiet", "-c", "feature")
-	f.write(f.repo, "b.txt", "one\ntwo\n")
-	f.commit(f.repo, "feature")
-	f.git(f.repo, "switch", "--quiet", "main")
+	f.Git(f.Repo, "switch", "--quiet", "-c", "feature")
+	f.Write(f.Repo, "b.txt", "one\ntwo\n")
+	f.Commit(f.Repo, "feature")
+	f.Git(f.Repo, "switch", "--quiet", "main")
 	k := f.as(baton.User, "", t.TempDir())
 	k.Principal.IssueID, k.Principal.Source = "", baton.SourceCLI
 	out := k.OK("create_pr", map[string]any{"diff": "", "branch_name": "feature", "base_branch": "main", "issue_id": other})
 	if out["lines_added"] != float64(2) || out["issue_id"] != other {
 		t.Fatalf("%v", out)
 	}
-	if p := f.pr(out["pr_id"].(string)); p.RepoDir != f.repo {
-		t.Fatalf("built in %q, want the project root %q", p.RepoDir, f.repo)
+	if p := f.pr(out["pr_id"].(string)); p.RepoDir != f.Repo {
+		t.Fatalf("built in %q, want the project root %q", p.RepoDir, f.Repo)
 	}
 }

@@ -36,14 +36,14 @@ func TestApprovePR(t *testing.T) {
 	}
 	for _, name := range []string{"approve_pr", "reject_pr"} {
 		e := f.judge().FailEnvelope(name, map[string]any{}, baton.ErrInvalidTransition)
-		if !strings.Contains(e.Message, "PR-1, the latest PR of "+f.issue+", is already approved") {
+		if !strings.Contains(e.Message, "PR-1, the latest PR of "+f.Issue+", is already approved") {
 			t.Fatalf("%s after approval: %+v", name, e)
 		}
 	}
 	if ev := f.events(); !slices.Contains(ev, "pr.approved") {
 		t.Fatalf("events %v lack pr.approved", ev)
 	}
-	if n := f.k.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'approve_pr' AND agent = 'agent-j' AND subject = ?`, f.issue); n != 1 {
+	if n := f.k.Count(`SELECT COUNT(*) FROM actions WHERE tool = 'approve_pr' AND agent = 'agent-j' AND subject = ?`, f.Issue); n != 1 {
 		t.Fatalf("%d approve_pr actions", n)
 	}
 }
@@ -80,9 +80,9 @@ func TestRejectPR(t *testing.T) {
 		t.Fatalf("last comment %v, want %q", last, want)
 	}
 	// The worker takes the rework back from the queue.
-	next := f.as("agent-w", "worker", f.wt).OK("claim_next", map[string]any{"project": project})
-	if next["item_id"] != f.issue && next["id"] != f.issue {
-		t.Fatalf("claim_next gave %v, want %s", next, f.issue)
+	next := f.as("agent-w", "worker", f.Worktree).OK("claim_next", map[string]any{"project": project})
+	if next["item_id"] != f.Issue && next["id"] != f.Issue {
+		t.Fatalf("claim_next gave %v, want %s", next, f.Issue)
 	}
 	if ev := f.events(); !slices.Contains(ev, "pr.rejected") {
 		t.Fatalf("events %v lack pr.rejected", ev)
@@ -122,7 +122,7 @@ func TestReviewRefusals(t *testing.T) {
 	t.Run("no PR", func(t *testing.T) {
 		f := setup(t)
 		e := f.judge().FailEnvelope("approve_pr", map[string]any{}, baton.ErrNotFound)
-		if e.Type != "pr_not_found" || !strings.Contains(e.Message, f.issue+" has no PR to review") {
+		if e.Type != "pr_not_found" || !strings.Contains(e.Message, f.Issue+" has no PR to review") {
 			t.Fatalf("%+v", e)
 		}
 	})
@@ -131,14 +131,14 @@ func TestReviewRefusals(t *testing.T) {
 		f.work("a.txt", 1)
 		f.worker().OK("create_pr", f.createArgs(nil))
 		// A profile granted both tools still may not judge its own work.
-		k := f.as("agent-w", "", f.wt)
+		k := f.as("agent-w", "", f.Worktree)
 		e := k.FailEnvelope("approve_pr", map[string]any{}, baton.ErrPermissionDenied)
 		if e.Type != "self_review" || !strings.Contains(e.Message, "agent-w opened PR-1: an agent does not review its own PR") {
 			t.Fatalf("%+v", e)
 		}
 		// The user may: they merge it anyway.
-		u := f.as(baton.User, "", f.repo)
-		u.OK("approve_pr", map[string]any{"issue_id": f.issue})
+		u := f.as(baton.User, "", f.Repo)
+		u.OK("approve_pr", map[string]any{"issue_id": f.Issue})
 	})
 	t.Run("issue left review", func(t *testing.T) {
 		f := setup(t)
@@ -198,7 +198,7 @@ func session(t *testing.T, f *fx, agent, profile, dir string) *mcp.ClientSession
 	k := f.as(agent, profile, dir)
 	k.Principal.Source = baton.SourceStdio
 	if profile == "worker" {
-		k.Principal.WorktreePath = f.wt
+		k.Principal.WorktreePath = f.Worktree
 	}
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -217,7 +217,7 @@ func session(t *testing.T, f *fx, agent, profile, dir string) *mcp.ClientSession
 
 func listTools(t *testing.T, f *fx, profile string) []string {
 	t.Helper()
-	res, err := session(t, f, "agent-"+profile, profile, f.repo).ListTools(context.Background(), nil)
+	res, err := session(t, f, "agent-"+profile, profile, f.Repo).ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,9 +244,9 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 // profile, over MCP: PR, rejection, rework, second PR, approval.
 func TestPRCycleOverMCP(t *testing.T) {
 	f := setup(t)
-	worker := session(t, f, "agent-w", "worker", f.wt)
-	judge := session(t, f, "agent-j", "judge", f.repo)
-	if out, isErr := call(t, worker, "claim_item", map[string]any{"item_id": f.issue}); isErr {
+	worker := session(t, f, "agent-w", "worker", f.Worktree)
+	judge := session(t, f, "agent-j", "judge", f.Repo)
+	if out, isErr := call(t, worker, "claim_item", map[string]any{"item_id": f.Issue}); isErr {
 		t.Fatalf("claim: %v", out)
 	}
 	f.work("feature.go", 30)
@@ -261,7 +261,7 @@ func TestPRCycleOverMCP(t *testing.T) {
 	if got["status"] != "todo" || got["pull_request"].(map[string]any)["fix_instructions"] != "add feature_test.go" {
 		t.Fatalf("the worker's view after the rejection: %v", got)
 	}
-	if out, isErr = call(t, worker, "claim_item", map[string]any{"item_id": f.issue}); isErr {
+	if out, isErr = call(t, worker, "claim_item", map[string]any{"item_id": f.Issue}); isErr {
 		t.Fatalf("claim again: %v", out)
 	}
 	f.work("feature_test.go", 10)
@@ -299,13 +299,13 @@ func TestOrchestratorOpensPR(t *testing.T) {
 	if err := f.k.Store.View(ctx, func(tx baton.Tx) (err error) { cfg, err = review.LoadConfig(ctx, tx, project); return err }); err != nil {
 		t.Fatal(err)
 	}
-	d, err := review.Prepare(ctx, f.wt, "main", f.branch, cfg, true, 0)
+	d, err := review.Prepare(ctx, f.Worktree, "main", f.Branch, cfg, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var o *review.Opened
 	if err := f.k.Store.Update(ctx, func(tx baton.Tx) (err error) {
-		o, err = review.Open(ctx, tx, review.OpenInput{ItemID: f.issue, Draft: d, Creator: "agent-w", Actor: "orchestrator", Now: time.Now().UTC()})
+		o, err = review.Open(ctx, tx, review.OpenInput{ItemID: f.Issue, Draft: d, Creator: "agent-w", Actor: "orchestrator", Now: time.Now().UTC()})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -320,7 +320,7 @@ func TestOrchestratorOpensPR(t *testing.T) {
 		t.Fatalf("blocking %+v", o.Blocking)
 	}
 	_ = f.k.Store.View(ctx, func(tx baton.Tx) error {
-		if cl, _ := tx.ClaimOf(ctx, f.issue); cl != nil {
+		if cl, _ := tx.ClaimOf(ctx, f.Issue); cl != nil {
 			t.Errorf("the worker's claim survived: %+v", cl)
 		}
 		return nil
