@@ -28,6 +28,9 @@ type EventTx interface {
 	AppendEvent(ctx context.Context, e *Event) error
 	// Events returns up to limit events of a project after seq, in order.
 	Events(ctx context.Context, project string, after int64, limit int) ([]*Event, error)
+	// LastEventSeq is the seq of the project's newest event (0: none), so
+	// a reader can start after it without reading the log.
+	LastEventSeq(ctx context.Context, project string) (int64, error)
 	// PruneEvents drops events older than before and says how many.
 	PruneEvents(ctx context.Context, before time.Time) (int, error)
 }

@@ -53,17 +53,9 @@ func (f *Factory) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return nil
 		}
 		// No cursor: start after the newest event.
-		after = 0
-		for {
-			evs, err := tx.Events(ctx, project, after, 1000)
-			if err != nil {
-				return err
-			}
-			if len(evs) == 0 {
-				return nil
-			}
-			after = evs[len(evs)-1].Seq
-		}
+		var err error
+		after, err = tx.LastEventSeq(ctx, project)
+		return err
 	})
 	if err != nil {
 		e := baton.AsError(err)

@@ -53,6 +53,14 @@ func (t *Tx) Events(ctx context.Context, project string, after int64, limit int)
 	return out, rows.Err()
 }
 
+// LastEventSeq returns the seq of the project's newest event, 0 when it
+// has none: where a reader that wants only what comes next starts.
+func (t *Tx) LastEventSeq(ctx context.Context, project string) (int64, error) {
+	var seq int64
+	err := t.Q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE project = ?`, project).Scan(&seq)
+	return seq, err
+}
+
 // PruneEvents deletes the events older than before and reports how many.
 func (t *Tx) PruneEvents(ctx context.Context, before time.Time) (int, error) {
 	res, err := t.Q.ExecContext(ctx, `DELETE FROM events WHERE at < ?`, MS(before))

@@ -152,6 +152,7 @@ var groups = []struct {
 	{"PhaseMarks", phaseMarkCases},
 	{"Knowledge", knowledgeCases},
 	{"Actions", actionCases},
+	{"Events", eventCases},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit

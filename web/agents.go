@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -62,7 +61,7 @@ func callRows(as []*baton.Action) []callRow {
 	for _, a := range as {
 		c := callRow{Action: a}
 		if a.Subject != "" {
-			c.SubjectHref = "/items/" + url.PathEscape(a.Subject)
+			c.SubjectHref = "/items/" + segment(a.Subject)
 		}
 		out = append(out, c)
 	}
@@ -85,7 +84,7 @@ func (a *agentRow) Badge() string {
 }
 
 // BeadHref links the reported bead (an agent's text: one escaped segment).
-func (a *agentRow) BeadHref() string { return "/items/" + url.PathEscape(a.BeadID) }
+func (a *agentRow) BeadHref() string { return "/items/" + segment(a.BeadID) }
 
 type agentsData struct {
 	Agents    []*agentRow

@@ -18,10 +18,18 @@ import (
 // printed for the next browser. Sessions live in the server's memory: a
 // restart logs everyone out, which for a single operator is a fair price
 // for keeping no credential on disk.
+//
+// A cookie for 127.0.0.1 goes to every port of it, so any other local web
+// server the browser visits receives the session cookie. Changes
+// therefore need a second secret only this origin holds: the session's
+// CSRF token, handed over once in the login redirect's #fragment (never
+// sent to a server), kept by the page in this origin's localStorage and
+// never written into a page.
 
 const (
 	cookieName        = "baton_session"
 	csrfHeader        = "X-CSRF-Token"
+	csrfFragment      = "csrf=" // the login redirect's #fragment: csrf=TOKEN
 	defaultLoginTTL   = time.Hour
 	defaultSessionTTL = 12 * time.Hour
 	maxSessions       = 64 // logins kept at once; the oldest goes first
@@ -32,6 +40,7 @@ type session struct {
 	csrf     string
 	created  time.Time
 	lastSeen time.Time
+	ended    bool // logged out or expired: its live streams close
 }
 
 type auth struct {
@@ -44,6 +53,9 @@ type auth struct {
 	logins     map[string]time.Time // sha256 of a login token -> expiry
 	sessions   map[string]*session  // sha256 of a cookie -> session
 	timer      *time.Timer          // announces a new URL when the current one expires
+	stopped    bool                 // the server closed: no more URLs
+	local      *session             // --insecure-local's one session, shared by every browser
+	localKey   string               // its cookie
 }
 
 func newAuth(o Options) *auth {
@@ -92,7 +104,10 @@ func (a *auth) newLogin() string {
 // announce tells the operator a fresh login URL now and again whenever
 // the announced one expires unused.
 func (a *auth) announce() {
-	if a.onLogin == nil {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if a.onLogin == nil || stopped {
 		return
 	}
 	a.onLogin(a.newLogin())
@@ -102,6 +117,16 @@ func (a *auth) announce() {
 		a.timer.Stop()
 	}
 	a.timer = time.AfterFunc(a.loginTTL, a.announce)
+}
+
+// stop ends the announcements (the server is closing).
+func (a *auth) stop() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stopped = true
+	if a.timer != nil {
+		a.timer.Stop()
+	}
 }
 
 // redeem spends a login token; it reports whether the token was valid.
@@ -128,6 +153,7 @@ func (a *auth) start() (string, *session) {
 				oldest = k
 			}
 		}
+		a.sessions[oldest].ended = true
 		delete(a.sessions, oldest)
 	}
 	a.sessions[digest(cookie)] = s
@@ -144,7 +170,8 @@ func (a *auth) session(cookie string) *session {
 		return nil
 	}
 	now := a.now()
-	if now.Sub(s.lastSeen) > a.sessionTTL {
+	if now.Sub(s.lastSeen) > a.sessionTTL && s != a.local {
+		s.ended = true
 		delete(a.sessions, k)
 		return nil
 	}
@@ -155,7 +182,36 @@ func (a *auth) session(cookie string) *session {
 func (a *auth) end(cookie string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.sessions, digest(cookie))
+	if s, ok := a.sessions[digest(cookie)]; ok && s != a.local {
+		s.ended = true
+		delete(a.sessions, digest(cookie))
+	}
+}
+
+// live reports whether s is still logged in.
+func (a *auth) live(s *session) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !s.ended
+}
+
+// localSession is --insecure-local's one session: every browser on the
+// machine gets its cookie, so no page, however many it opens, can push
+// the operator's out.
+func (a *auth) localSession() (string, *session) {
+	a.mu.Lock()
+	if a.local != nil {
+		defer a.mu.Unlock()
+		return a.localKey, a.local
+	}
+	a.mu.Unlock()
+	cookie, s := a.start()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.local == nil {
+		a.local, a.localKey = s, cookie
+	}
+	return a.localKey, a.local
 }
 
 func setCookie(w http.ResponseWriter, r *http.Request, value string, maxAge int) {
@@ -177,11 +233,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			WithHint("open the newest login URL baton serve printed (a new one is printed after each use and every hour)"))
 		return
 	}
-	cookie, _ := s.auth.start()
+	cookie, sess := s.auth.start()
 	setCookie(w, r, cookie, int(s.auth.sessionTTL/time.Second))
 	s.log.Info("dashboard login", "remote", r.RemoteAddr)
 	s.auth.announce() // the next browser needs its own link
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	// The fragment stays in the browser: the page keeps the token.
+	http.Redirect(w, r, "/#"+csrfFragment+sess.csrf, http.StatusSeeOther)
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ *session) {
@@ -205,7 +262,7 @@ func (s *Server) authed(next func(http.ResponseWriter, *http.Request, *session))
 		read := r.Method == http.MethodGet || r.Method == http.MethodHead
 		if sess == nil && s.opts.Insecure && read {
 			var cookie string
-			cookie, sess = s.auth.start()
+			cookie, sess = s.auth.localSession()
 			setCookie(w, r, cookie, int(s.auth.sessionTTL/time.Second))
 		}
 		if sess == nil {
@@ -221,7 +278,8 @@ func (s *Server) authed(next func(http.ResponseWriter, *http.Request, *session))
 		if !read && subtle.ConstantTimeCompare([]byte(r.Header.Get(csrfHeader)), []byte(sess.csrf)) != 1 {
 			writeError(w, http.StatusForbidden, baton.Errorf(baton.ErrPermissionDenied,
 				"the request has no valid CSRF token").WithType("csrf").
-				WithHint("reload the page and try again; the dashboard's own forms send the token in "+csrfHeader))
+				WithHint("reload the page and try again; if it fails again, log in with the newest login URL baton serve printed "+
+					"(the token comes with the login and the dashboard's own forms send it in "+csrfHeader+")"))
 			return
 		}
 		next(w, r, sess)

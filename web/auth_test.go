@@ -139,3 +139,64 @@ func TestUnknownPageIsA404Page(t *testing.T) {
 	}
 	mustContain(t, page, "Not found", "there is no page at /no/such/page")
 }
+
+// A cookie for 127.0.0.1 reaches every port of it. Another local server
+// that replays it can read pages, but no page holds the CSRF token, so it
+// cannot act.
+func TestAReplayedCookieCannotAct(t *testing.T) {
+	d := newDash(t)
+	for _, path := range []string{"/", "/board", "/messages", "/agents", "/audit", "/search", "/prs"} {
+		_, page := d.get(path)
+		if strings.Contains(page, d.csrf) || strings.Contains(page, `name="csrf-token"`) {
+			t.Fatalf("%s carries the CSRF token", path)
+		}
+	}
+	st, _ := fetch(t, d.client, http.MethodPost, d.ts.URL+"/api/tools/send_message",
+		strings.NewReader(`{"to":"agent-bob","body":"hi"}`), map[string]string{"Content-Type": "application/json"})
+	if st != http.StatusForbidden {
+		t.Fatalf("the cookie alone: %d", st)
+	}
+}
+
+// Under --insecure-local every browser shares one session: cookie-less
+// requests from any page cannot push the operator's session out.
+func TestInsecureLocalSessionCannotBeEvicted(t *testing.T) {
+	k := testkit.New(t)
+	s := New(Options{Registry: k.Registry, Env: k.Env, Insecure: true})
+	d := &dash{Kit: k, t: t, srv: s, client: newClient(t)}
+	d.ts = newTestServer(t, s)
+	_, page := d.get("/")
+	d.csrf = csrfOf(t, page)
+	for range maxSessions + 10 {
+		fetch(t, newClient(t), http.MethodGet, d.ts.URL+"/", nil, nil)
+	}
+	d.As("agent-bob").OK("send_message", map[string]any{"to": "user", "body": "hello"})
+	d.mustAct("send_message", map[string]any{"to": "agent-bob", "body": "still here"})
+}
+
+func TestLogoutEndsTheSessionAndItsLiveStream(t *testing.T) {
+	d := newDash(t)
+	s := d.listen("")
+	s.until("hello", "", 5*time.Second)
+	st, _ := fetch(t, d.client, http.MethodPost, d.ts.URL+"/logout", nil, map[string]string{"X-CSRF-Token": d.csrf})
+	if st != http.StatusNoContent {
+		t.Fatalf("logout: %d", st)
+	}
+	// The next change (or keepalive) finds the session gone.
+	d.As("agent-bob").OK("send_message", map[string]any{"to": "user", "body": "after logout"})
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case _, open := <-s.lines:
+			if !open {
+				goto closed
+			}
+		case <-deadline:
+			t.Fatal("the live stream outlived the logout")
+		}
+	}
+closed:
+	if st, _ := d.get("/"); st != http.StatusUnauthorized {
+		t.Fatalf("after logout the front page answered %d", st)
+	}
+}

@@ -48,7 +48,7 @@ const boardUnassigned = "unassigned"
 
 var boardPage = &pageDef{
 	Pattern: "/board", Name: "board", Title: "Board", Nav: "board",
-	Live: []string{"issue.", "task.", "bead.", "item.", "claim.", "phase.", "pr.", "dependency."},
+	Live: []string{"issue.", "task.", "bead.", "item.", "claim.", "phase.", "pr.", "dependency.", "proposal."},
 	Load: loadBoard,
 }
 

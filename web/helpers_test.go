@@ -77,14 +77,28 @@ func (d *dash) lastLogin() string {
 	return d.logins[len(d.logins)-1]
 }
 
-// login opens the newest login URL and keeps the page's CSRF token.
+// login opens the newest login URL and keeps the CSRF token its redirect
+// hands over in the #fragment, as the page's script does.
 func (d *dash) login() {
 	d.t.Helper()
-	st, body := d.get(d.lastLogin())
+	var frag string
+	c := *d.client
+	c.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+		frag = req.URL.Fragment
+		return nil
+	}
+	st, body := fetch(d.t, &c, http.MethodGet, d.ts.URL+d.lastLogin(), nil, nil)
 	if st != http.StatusOK {
 		d.t.Fatalf("login: %d %s", st, body)
 	}
-	d.csrf = csrfOf(d.t, body)
+	tok, ok := strings.CutPrefix(frag, "csrf=")
+	if !ok || len(tok) < 40 {
+		d.t.Fatalf("the login redirect's fragment is %q, want csrf=TOKEN", frag)
+	}
+	if strings.Contains(body, tok) {
+		d.t.Fatal("the page carries the CSRF token: any server on this host that gets the cookie could read it")
+	}
+	d.csrf = tok
 }
 
 var csrfMeta = regexp.MustCompile(`<meta name="csrf-token" content="([^"]*)">`)

@@ -24,6 +24,7 @@ import (
 
 const (
 	ringSize    = 1024
+	readBatch   = 1000                   // events per project per read
 	readGap     = 200 * time.Millisecond // bounds the hub's reads while agents write fast
 	maxLive     = 256                    // open live streams at once
 	keepAlive   = 15 * time.Second
@@ -56,6 +57,8 @@ type hub struct {
 	floor     int64       // events after floor are all in order; a page behind it reloads
 	cursors   map[string]int64
 	ready     chan struct{}      // closed when the running reader has found where each log ends
+	gen       int64              // counts readers started; a stopped one's late read is dropped
+	quit      chan struct{}      // closed by close: pages waiting for ready give up
 	stop      context.CancelFunc // stops the reader; nil when none runs
 	done      chan struct{}
 	closed    bool
@@ -63,7 +66,7 @@ type hub struct {
 
 func newHub(env *tool.Env, log *slog.Logger) *hub {
 	return &hub{env: env, log: log, epoch: strconv.FormatInt(time.Now().UnixNano()%1e9, 36),
-		listeners: map[*listener]struct{}{}, next: 1}
+		listeners: map[*listener]struct{}{}, next: 1, quit: make(chan struct{})}
 }
 
 // join adds a listener, starting the reader for the first. It returns
@@ -86,7 +89,8 @@ func (h *hub) join() (*listener, int64, <-chan struct{}, bool) {
 		// listened, so a page that saw the id before it is behind.
 		h.ring, h.cursors, h.floor = nil, nil, h.next
 		h.next++
-		go h.read(ctx, h.done, h.ready)
+		h.gen++
+		go h.read(ctx, h.gen, h.done, h.ready)
 	}
 	return l, h.next - 1, h.ready, true
 }
@@ -99,11 +103,15 @@ func (h *hub) leave(l *listener) {
 	if len(h.listeners) == 0 && h.stop != nil {
 		h.stop()
 		h.stop = nil
+		h.gen++ // whatever the stopped reader still reads is dropped
 	}
 }
 
 func (h *hub) close() {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.quit)
+	}
 	h.closed = true
 	stop, done := h.stop, h.done
 	h.stop = nil
@@ -136,7 +144,7 @@ func (h *hub) since(n int64) ([]liveEvent, bool) {
 	return append([]liveEvent(nil), h.ring[i:]...), true
 }
 
-func (h *hub) read(ctx context.Context, done, ready chan struct{}) {
+func (h *hub) read(ctx context.Context, gen int64, done, ready chan struct{}) {
 	defer close(done)
 	var wake <-chan struct{}
 	if h.env.Bus != nil {
@@ -148,7 +156,7 @@ func (h *hub) read(ctx context.Context, done, ready chan struct{}) {
 	defer poll.Stop()
 	first := true
 	for {
-		err := h.readOnce(ctx, first)
+		err := h.readOnce(ctx, gen, first)
 		if err != nil && ctx.Err() == nil {
 			h.log.Warn("dashboard: reading events", "err", err)
 		}
@@ -171,14 +179,12 @@ func (h *hub) read(ctx context.Context, done, ready chan struct{}) {
 }
 
 // readOnce appends every project's new events to the ring; the first
-// read only finds where each project's log ends.
-func (h *hub) readOnce(ctx context.Context, first bool) error {
+// read only finds where each project's log ends. Events without a project
+// (messages of a session that names none) are read as project "".
+func (h *hub) readOnce(ctx context.Context, gen int64, first bool) error {
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	h.mu.Lock()
-	if h.cursors == nil {
-		h.cursors = map[string]int64{}
-	}
 	cursors := make(map[string]int64, len(h.cursors))
 	for k, v := range h.cursors {
 		cursors[k] = v
@@ -190,26 +196,31 @@ func (h *hub) readOnce(ctx context.Context, first bool) error {
 		if err != nil {
 			return err
 		}
+		slugs := []string{""}
 		for _, p := range ps {
-			after, known := cursors[p.Slug]
-			for {
-				evs, err := tx.Events(ctx, p.Slug, after, 500)
-				if err != nil {
+			slugs = append(slugs, p.Slug)
+		}
+		for _, slug := range slugs {
+			after, known := cursors[slug]
+			if !known && first {
+				// Where the log ends now: what came before is on the page.
+				if cursors[slug], err = tx.LastEventSeq(ctx, slug); err != nil {
 					return err
 				}
-				for _, e := range evs {
-					// A project that appears after the first read is
-					// new: its events are news.
-					if known || !first {
-						got = append(got, e)
-					}
-					after = e.Seq
-				}
-				if len(evs) < 500 {
-					break
-				}
+				continue
 			}
-			cursors[p.Slug] = after
+			// A project that appears after the first read is new: all
+			// its events are news. A burst past readBatch waits for the
+			// next read (within readGap), so one read stays short.
+			evs, err := tx.Events(ctx, slug, after, readBatch)
+			if err != nil {
+				return err
+			}
+			for _, e := range evs {
+				got = append(got, e)
+				after = e.Seq
+			}
+			cursors[slug] = after
 		}
 		return nil
 	})
@@ -218,6 +229,9 @@ func (h *hub) readOnce(ctx context.Context, first bool) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if gen != h.gen {
+		return nil // a reader stopped meanwhile: its news belong to no one
+	}
 	h.cursors = cursors
 	if len(got) == 0 {
 		return nil
@@ -243,7 +257,7 @@ func (h *hub) readOnce(ctx context.Context, first bool) error {
 // with ids EPOCH:N, and "reset" when the page may have missed some (it
 // then reloads its data). A page reconnecting with Last-Event-ID resumes
 // where it was.
-func (s *Server) live(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) live(w http.ResponseWriter, r *http.Request, sess *session) {
 	l, pos, ready, ok := s.hub.join()
 	if !ok {
 		w.Header().Set("Retry-After", "10")
@@ -280,6 +294,8 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, _ *session) {
 	case <-ready:
 	case <-r.Context().Done():
 		return
+	case <-s.hub.quit:
+		return
 	}
 	if _, whole := s.hub.since(pos); !whole {
 		reset = true
@@ -297,6 +313,9 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, _ *session) {
 	ka := time.NewTicker(keepAlive)
 	defer ka.Stop()
 	for {
+		if !s.auth.live(sess) {
+			return // logged out or expired: the stream ends with the session
+		}
 		evs, whole := s.hub.since(pos)
 		if !whole {
 			_, pos, _ = s.hub.latest()

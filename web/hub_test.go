@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-dev/baton"
 )
 
 // sse is one open /live stream.
@@ -180,4 +182,20 @@ func TestLiveNeedsALogin(t *testing.T) {
 	if st != http.StatusUnauthorized {
 		t.Fatalf("/live without a login: %d", st)
 	}
+}
+
+// Messages of a session that names no project are events of project "":
+// the live stream carries them too.
+func TestLiveCarriesEventsWithoutAProject(t *testing.T) {
+	d := newDash(t)
+	s := d.listen("")
+	s.until("hello", "", 5*time.Second)
+	ctx := context.Background()
+	if err := d.Store.Update(ctx, func(tx baton.Tx) error {
+		return tx.AppendEvent(ctx, &baton.Event{Type: "message.sent", Agent: "agent-nowhere"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d.Env.Bus.Publish("")
+	s.until("change", `"agent":"agent-nowhere"`, 2*time.Second)
 }

@@ -63,7 +63,7 @@ type messagesData struct {
 
 var messagesPage = &pageDef{
 	Pattern: "/messages", Name: "messages", Title: "Messages", Nav: "messages",
-	Live: []string{"message.", "question.", "announcement", "agent."},
+	Live: []string{"message.", "question.", "announcement", "agent.", "claim.force_released", "phase."},
 	Load: loadMessages,
 }
 
@@ -82,7 +82,7 @@ type threadData struct {
 
 var threadPage = &pageDef{
 	Pattern: "/messages/{thread}", Name: "thread", Title: "Thread", Nav: "messages",
-	Live: []string{"message.", "question.", "announcement"},
+	Live: []string{"message.", "question.", "announcement", "claim.force_released", "phase."},
 	Load: loadThread,
 }
 
@@ -235,7 +235,19 @@ func rowOf(m *baton.Message) messageRow {
 
 // threadHref links a thread's page. Thread ids are agents' text, so the
 // id is escaped as one path segment ("/" included).
-func threadHref(id string) string { return "/messages/" + url.PathEscape(id) }
+func threadHref(id string) string { return "/messages/" + segment(id) }
+
+// segment escapes an id as one path segment; "." and ".." too, which a
+// browser would otherwise resolve away.
+func segment(id string) string {
+	switch id {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(id)
+}
 
 // newThreadID names the thread a message from the page starts, so the
 // conversation is listed and the agent can answer in it.

@@ -29,12 +29,16 @@ type staleClaim struct {
 }
 
 type needsData struct {
-	Questions  []*baton.Message
-	Blocked    []*baton.Item // blocked on a person
-	Escalated  []*baton.Item // phase rejections past the limit
-	PRs        []*baton.PR   // open (to review) or approved (to merge)
-	Proposals  []*baton.Proposal
-	Stale      []staleClaim
+	Questions []*baton.Message
+	Blocked   []*baton.Item // blocked on a person
+	Escalated []*baton.Item // phase rejections past the limit
+	PRs       []*baton.PR   // open (to review) or approved (to merge)
+	Proposals []*baton.Proposal
+	Stale     []staleClaim
+	// NextStale is when the next claim turns stale by time alone (no
+	// event says so): the page refreshes itself then. Zero: none will.
+	NextStale  time.Time
+	StaleInMS  int64 // NextStale from now, in ms: the browser's clock need not agree with ours
 	Total      int
 	StaleAfter time.Duration
 }
@@ -77,11 +81,14 @@ func loadNeeds(s *Server, r *http.Request) (any, error) {
 		if d.Proposals, err = tx.Proposals(ctx, project, "pending", ""); err != nil {
 			return err
 		}
-		d.Stale, err = staleClaims(ctx, tx, project, now)
+		d.Stale, d.NextStale, err = staleClaims(ctx, tx, project, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !d.NextStale.IsZero() {
+		d.StaleInMS = max(d.NextStale.Sub(now).Milliseconds(), 0)
 	}
 	d.Total = len(d.Questions) + len(d.Blocked) + len(d.Escalated) + len(d.PRs) + len(d.Proposals) + len(d.Stale)
 	return d, nil
@@ -94,15 +101,16 @@ func escalated(it *baton.Item) bool {
 }
 
 // staleClaims are the claims whose lease lapsed unreaped or whose holder
-// has been silent for StaleAfter.
-func staleClaims(ctx context.Context, tx baton.Tx, project string, now time.Time) ([]staleClaim, error) {
+// has been silent for StaleAfter, and when the next of the others will be.
+func staleClaims(ctx context.Context, tx baton.Tx, project string, now time.Time) ([]staleClaim, time.Time, error) {
+	var next time.Time
 	claims, err := tx.Claims(ctx, project)
 	if err != nil || len(claims) == 0 {
-		return nil, err
+		return nil, next, err
 	}
 	agents, err := tx.Agents(ctx)
 	if err != nil {
-		return nil, err
+		return nil, next, err
 	}
 	seen := map[string]time.Time{}
 	for _, a := range agents {
@@ -110,7 +118,7 @@ func staleClaims(ctx context.Context, tx baton.Tx, project string, now time.Time
 	}
 	sessions, err := tx.AgentSessions(ctx, now.Add(-StaleAfter))
 	if err != nil {
-		return nil, err
+		return nil, next, err
 	}
 	for _, ss := range sessions {
 		if k := strings.ToLower(ss.Agent); ss.LastSeen.After(seen[k]) {
@@ -126,11 +134,18 @@ func staleClaims(ctx context.Context, tx baton.Tx, project string, now time.Time
 		}
 		lapsed := !c.Active(now)
 		if !lapsed && now.Sub(last) < StaleAfter {
+			at := last.Add(StaleAfter)
+			if c.ExpiresAt.Before(at) {
+				at = c.ExpiresAt
+			}
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
 			continue
 		}
 		it, err := tx.Item(ctx, c.ItemID)
 		if err != nil {
-			return nil, err
+			return nil, next, err
 		}
 		out = append(out, staleClaim{Claim: c, Item: it, LastSeen: last, Lapsed: lapsed})
 		if len(out) == needsLimit {
@@ -138,7 +153,7 @@ func staleClaims(ctx context.Context, tx baton.Tx, project string, now time.Time
 		}
 	}
 	slices.SortFunc(out, func(a, b staleClaim) int { return a.LastSeen.Compare(b.LastSeen) })
-	return out, nil
+	return out, next, nil
 }
 
 // projectParam is the ?project filter ("" for every project).

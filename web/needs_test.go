@@ -59,6 +59,11 @@ func TestNeedsListsEachKindAndItsActionWorks(t *testing.T) {
 		t.Errorf("blocked section:\n%s", bl)
 	}
 
+	// The page knows when bob's claim turns stale by time alone (no event
+	// will say so) and asks to be refreshed then.
+	if clockRegion := openingTag(t, page, "stale-clock"); !strings.Contains(clockRegion, `data-refresh-in="300000"`) {
+		t.Errorf("stale clock: %s", clockRegion)
+	}
 	// Six minutes of silence make bob's claim stale.
 	clock.Advance(StaleAfter + time.Minute)
 	_, page = d.get("/")
@@ -92,4 +97,14 @@ func section(t *testing.T, page, id string) string {
 	}
 	j := strings.Index(page[i:], "</section>")
 	return page[i : i+j]
+}
+
+// openingTag is the opening tag of the element with id.
+func openingTag(t *testing.T, page, id string) string {
+	t.Helper()
+	i := strings.Index(page, `id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no element %s", id)
+	}
+	return page[i : i+strings.Index(page[i:], ">")]
 }

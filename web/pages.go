@@ -52,7 +52,11 @@ type view struct {
 	Title    string
 	Nav      string
 	NavItems []struct{ Key, Label, Href string }
+	// CSRF is the session's token written into the page: only under
+	// --insecure-local, where anyone on the machine is the operator
+	// anyway; a logged-in page keeps it from the login (auth.go).
 	CSRF     string
+	LoggedIn bool
 	Live     string // space-separated event type prefixes, "" for all
 	Project  string // the ?project filter, if any
 	Projects []string
@@ -108,7 +112,10 @@ func withError(v *view, e *baton.Error) *view {
 func (s *Server) newView(r *http.Request, sess *session, title, nav string) *view {
 	v := &view{Title: title, Nav: nav, NavItems: navEntries, Project: r.URL.Query().Get("project"), Now: s.now()}
 	if sess != nil {
-		v.CSRF = sess.csrf
+		v.LoggedIn = true
+		if s.opts.Insecure {
+			v.CSRF = sess.csrf
+		}
 	}
 	_ = s.env.Store.View(r.Context(), func(tx baton.Tx) error {
 		ps, err := tx.Projects(r.Context())
@@ -135,7 +142,7 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int,
 	v := &view{Title: "Error", Now: s.now()}
 	if c, err := r.Cookie(cookieName); err == nil {
 		if sess := s.auth.session(c.Value); sess != nil {
-			v.NavItems, v.CSRF = navEntries, sess.csrf // a logged-in operator keeps the navigation
+			v.NavItems, v.LoggedIn = navEntries, true // a logged-in operator keeps the navigation
 		}
 	}
 	v.Error, v.Status = e, status

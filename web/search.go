@@ -30,7 +30,7 @@ const (
 
 var searchPage = &pageDef{
 	Pattern: "/search", Name: "search", Title: "Search", Nav: "search",
-	Live: []string{"learning.", "document."},
+	Live: []string{"learning.", "document"},
 	Load: loadSearch,
 }
 

@@ -87,8 +87,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // LoginPath returns a fresh one-time login path (/login?token=...).
 func (s *Server) LoginPath() string { return s.auth.newLogin() }
 
-// Close ends the live streams of open pages.
-func (s *Server) Close() { s.hub.close() }
+// Close ends the live streams of open pages and the login announcements.
+func (s *Server) Close() {
+	s.auth.stop()
+	s.hub.close()
+}
 
 func (s *Server) routes() {
 	static, _ := fs.Sub(staticFS, "static")

@@ -4,7 +4,16 @@
 // HTML around (never builds HTML from event data).
 (function () {
   "use strict";
-  const csrf = document.querySelector('meta[name="csrf-token"]')?.content || "";
+  // The CSRF token comes once, in the login redirect's #fragment, and is
+  // kept in this origin's storage: other servers on the same host (which
+  // do get the cookie) cannot read it. --insecure-local writes it in the
+  // page instead.
+  if (location.hash.startsWith("#csrf=")) {
+    try { localStorage.setItem("baton-csrf", decodeURIComponent(location.hash.slice(6))); } catch (e) { /* private mode */ }
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const csrf = document.querySelector('meta[name="csrf-token"]')?.content || localStorage.getItem("baton-csrf") || "";
+  const loggedIn = document.body.dataset.session === "1";
   const liveTypes = (document.body.dataset.live || "").split(" ").filter(Boolean);
   const state = document.getElementById("live-state");
 
@@ -73,7 +82,7 @@
   }
 
   function connect() {
-    if (!window.EventSource || !csrf) { state.hidden = true; return; } // a logged-out page has no stream
+    if (!window.EventSource || !loggedIn) { state.hidden = true; return; } // a logged-out page has no stream
     const es = new EventSource("/live");
     es.addEventListener("open", () => { state.textContent = "live"; state.classList.add("on"); });
     es.addEventListener("error", () => {
@@ -192,6 +201,20 @@
     await fetch("/logout", { method: "POST", headers: { "X-CSRF-Token": csrf }, credentials: "same-origin" });
     location.href = "/login";
   });
+
+  // A page can name when it changes by time alone (a claim turning stale
+  // makes no event): data-refresh-in, milliseconds after it was rendered,
+  // refreshes it then, once.
+  let clock = null;
+  function scheduleClock() {
+    clearTimeout(clock);
+    const el = document.querySelector("[data-refresh-in]");
+    if (!el) return;
+    const wait = Number(el.dataset.refreshIn) + 500;
+    if (wait > 0 && wait < 2147483647) clock = setTimeout(() => refreshSoon(0), wait);
+  }
+  document.addEventListener("baton:refreshed", scheduleClock);
+  scheduleClock();
 
   window.baton = { refresh: refreshSoon };
   connect();
