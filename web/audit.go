@@ -117,6 +117,12 @@ func loadAudit(s *Server, r *http.Request) (any, error) {
 				WithDetails("field", "before").WithHint("follow the page's \"older\" link")
 		}
 		d.Before = n
+		if d.Agent != "" {
+			// RecentActions has no offset: paging is of the whole log.
+			return nil, baton.Errorf(baton.ErrInvalidInput, "before pages the whole log; it does not combine with agent").
+				WithDetails("field", "before", "constraint", "without_agent").
+				WithHint("drop agent= to page back, or drop before= to see the agent's newest calls")
+		}
 	}
 	if id := q.Get("session"); id != "" {
 		d.RootID = clipText(id, 64)

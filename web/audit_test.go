@@ -102,3 +102,12 @@ func TestAuditShowsSessionsAndTheirRoot(t *testing.T) {
 	_, page = d.get("/audit")
 	mustContain(t, page, `<span class="badge ok">verified</span>`)
 }
+
+func TestAuditRefusesPagingOneAgent(t *testing.T) {
+	d := newDash(t)
+	st, page := d.get("/audit?agent=agent-bob&before=20")
+	if st != http.StatusBadRequest {
+		t.Fatalf("agent with before: %d", st)
+	}
+	mustContain(t, page, "does not combine with agent")
+}

@@ -81,6 +81,7 @@ func loadNeeds(s *Server, r *http.Request) (any, error) {
 		if d.Proposals, err = tx.Proposals(ctx, project, "pending", ""); err != nil {
 			return err
 		}
+		d.Proposals = d.Proposals[:min(len(d.Proposals), needsLimit)]
 		d.Stale, d.NextStale, err = staleClaims(ctx, tx, project, now)
 		return err
 	})
