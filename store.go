@@ -72,6 +72,8 @@ type ItemTx interface {
 	RemoveDependency(ctx context.Context, id, dependsOn string) error
 	// Dependencies returns the ids id depends on.
 	Dependencies(ctx context.Context, id string) ([]string, error)
+	// Dependents returns the ids of the items that depend on id.
+	Dependents(ctx context.Context, id string) ([]string, error)
 	// Queue returns the project's todo and blocked items with what holds
 	// each back (dependencies, subtasks, an active claim), ordered by
 	// priority then age.

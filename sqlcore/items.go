@@ -101,6 +101,11 @@ func (t *Tx) Dependencies(ctx context.Context, id string) ([]string, error) {
 	return t.Strings(ctx, `SELECT depends_on FROM item_deps WHERE item_id = ? ORDER BY `+t.D.ByteOrder("depends_on"), id)
 }
 
+// Dependents returns the ids of the items that depend on id.
+func (t *Tx) Dependents(ctx context.Context, id string) ([]string, error) {
+	return t.Strings(ctx, `SELECT item_id FROM item_deps WHERE depends_on = ? ORDER BY `+t.D.ByteOrder("item_id"), id)
+}
+
 // AddDependency records that id waits for dependsOn, refusing a cycle.
 func (t *Tx) AddDependency(ctx context.Context, id, dependsOn string) error {
 	for _, x := range []*string{&id, &dependsOn} {

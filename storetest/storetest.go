@@ -1423,6 +1423,14 @@ func testDepsAddAndList(t *testing.T, open func(t *testing.T) baton.Store) {
 			t.Errorf("Dependencies(%s) = %q, want %q in any order", tc.id, got, tc.want)
 		}
 	}
+	// The other way round, in byte order.
+	for id, want := range map[string][]string{"ALP-3": {"ALP-1", "ALP-2"}, "BET-1": {"ALP-1"}, "ALP-1": nil} {
+		var got []string
+		e.view(func(tx baton.Tx) (err error) { got, err = tx.Dependents(e.ctx, id); return err })
+		if !eqStrings(got, want) {
+			t.Errorf("Dependents(%s) = %q, want %q", id, got, want)
+		}
+	}
 }
 
 func testDepsDuplicate(t *testing.T, open func(t *testing.T) baton.Store) {

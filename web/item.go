@@ -183,21 +183,25 @@ func itemLinks(ctx context.Context, tx baton.Tx, d *itemData) error {
 	if d.DependsOn, d.MoreDeps, err = itemRefsOf(ctx, tx, deps); err != nil {
 		return err
 	}
-	// The store keeps no index from an item to its dependents; the queue
-	// of its project names what each waiting item waits on, in one query.
+	// What waits on this item: its unfinished dependents, read through
+	// the reverse index, never the project's whole queue.
 	if it.Status.Terminal() {
 		return nil
 	}
-	q, err := tx.Queue(ctx, it.Project)
+	dependents, err := tx.Dependents(ctx, it.ID)
 	if err != nil {
 		return err
 	}
-	for _, r := range q {
+	for _, id := range dependents {
 		if len(d.WaitedOnBy) == itemRefsCap {
 			break
 		}
-		if slices.Contains(r.WaitingOn, it.ID) {
-			d.WaitedOnBy = append(d.WaitedOnBy, itemRef{ID: r.Item.ID, Title: r.Item.Title, Status: r.Item.Status})
+		ref, err := itemRefOf(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if ref.Status == baton.StatusTodo || ref.Status == baton.StatusBlocked {
+			d.WaitedOnBy = append(d.WaitedOnBy, ref)
 		}
 	}
 	return nil
