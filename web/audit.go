@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
@@ -95,7 +96,6 @@ type auditData struct {
 	Limit    int
 	Sessions []sessionRow
 	More     int // sessions not listed
-	Verify   *verifyResult
 	Timeout  time.Duration
 	Root     *sessionRoot
 	RootID   string
@@ -149,11 +149,6 @@ func loadAudit(s *Server, r *http.Request) (any, error) {
 	})
 	if err != nil {
 		return nil, err
-	}
-	// A live refresh (X-Partial) swaps only the live regions, which the
-	// verification is not part of: it runs once, when asked.
-	if q.Get("verify") == "1" && r.Header.Get("X-Partial") != "1" {
-		d.Verify = verifyTrail(ctx, s.env.Store)
 	}
 	return d, nil
 }
@@ -247,4 +242,27 @@ func clipHash(h string) string {
 		return h[:hashPrefix]
 	}
 	return h
+}
+
+// verifyView is what the verifyResult template shows.
+type verifyView struct {
+	Verify  *verifyResult
+	Timeout time.Duration
+}
+
+// verifyAudit is POST /audit/verify: it verifies the whole trail (one
+// verification at a time, within verifyTimeout) and answers the result as
+// an HTML fragment for the audit page. A POST, so the session's CSRF token
+// is needed: a foreign page cannot make the server read the whole trail.
+func (s *Server) verifyAudit(w http.ResponseWriter, r *http.Request, _ *session) {
+	v := verifyView{Verify: verifyTrail(r.Context(), s.env.Store), Timeout: verifyTimeout}
+	var buf bytes.Buffer
+	if err := s.pages["audit"].ExecuteTemplate(&buf, "verifyResult", v); err != nil {
+		s.log.Error("dashboard: rendering the verification", "err", err)
+		writeError(w, http.StatusInternalServerError, baton.Errorf(baton.ErrInternal, "the result could not be rendered"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(buf.Bytes())
 }

@@ -59,22 +59,32 @@ func TestAuditVerifyFindsTheTamperedRecord(t *testing.T) {
 	if strings.Contains(page, "verify-result") {
 		t.Error("the page verified without being asked")
 	}
-	_, page = d.get("/audit?verify=1")
-	mustContain(t, page, `<span class="badge ok">verified</span>`, "every link verifies", "3 actions", "took ")
+	verify := func() string {
+		t.Helper()
+		st, out := fetch(t, d.client, http.MethodPost, d.ts.URL+"/audit/verify", nil, map[string]string{"X-CSRF-Token": d.csrf})
+		if st != http.StatusOK {
+			t.Fatalf("verify: %d %s", st, out)
+		}
+		return out
+	}
+	mustContain(t, verify(), `<span class="badge ok">verified</span>`, "every link verifies", "3 actions", "took ")
 
-	// A live refresh does not verify again.
-	_, page = fetch(t, d.client, http.MethodGet, d.ts.URL+"/audit?verify=1", nil, map[string]string{"X-Partial": "1"})
-	if strings.Contains(page, "verify-result") {
-		t.Error("a live refresh ran the verification")
+	// It reads the whole trail: never for a request without the token.
+	if st, _ := fetch(t, d.client, http.MethodPost, d.ts.URL+"/audit/verify", nil, nil); st != http.StatusForbidden {
+		t.Errorf("verify without the CSRF token: %d", st)
+	}
+	if st, _ := d.get("/audit/verify"); st == http.StatusOK {
+		t.Error("GET verifies")
 	}
 
 	// Rewriting a record behind the store's back breaks the chain there.
 	if n := d.Exec(`UPDATE actions SET agent = 'agent-mallory' WHERE position = 2`); n != 1 {
 		t.Fatalf("tampering changed %d rows", n)
 	}
-	_, page = d.get("/audit?verify=1")
-	mustContain(t, page, `<span class="badge fail">broken</span>`, "breaks at position <strong>2</strong>",
-		"no longer gives its stored hash", "<td>agent-mallory</td>")
+	mustContain(t, verify(), `<span class="badge fail">broken</span>`, "breaks at position <strong>2</strong>",
+		"no longer gives its stored hash")
+	_, page = d.get("/audit")
+	mustContain(t, page, "<td>agent-mallory</td>")
 }
 
 func TestAuditShowsSessionsAndTheirRoot(t *testing.T) {

@@ -100,6 +100,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /logout", s.authed(s.logout))
 	s.mux.HandleFunc("GET /live", s.authed(s.live))
 	s.mux.HandleFunc("POST /api/tools/{name}", s.authed(s.callTool))
+	s.mux.HandleFunc("POST /audit/verify", s.authed(s.verifyAudit))
 	for _, p := range pageList {
 		s.mux.HandleFunc("GET "+p.Pattern, s.authed(s.page(p)))
 	}

@@ -137,6 +137,7 @@
     const tool = (submitter && submitter.dataset.tool) || form.dataset.tool;
     const ask = (submitter && submitter.dataset.confirm) || form.dataset.confirm;
     if (ask && !window.confirm(ask)) return;
+    if (form.dataset.post) { await post(form, out); return; }
     const args = argsOf(form);
     if (submitter && submitter.name) args[submitter.name] = submitter.dataset.type === "bool" ? submitter.value === "true" : submitter.value;
     const buttons = form.querySelectorAll("button");
@@ -177,6 +178,30 @@
       buttons.forEach((b) => (b.disabled = false));
     }
   }
+  // post sends a form's plain POST (data-post="/path", no arguments) and
+  // puts the HTML the server rendered for it into #data-into.
+  async function post(form, out) {
+    const buttons = form.querySelectorAll("button");
+    buttons.forEach((b) => (b.disabled = true));
+    out.className = "result"; out.textContent = "working…";
+    try {
+      const res = await fetch(form.dataset.post, { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": csrf } });
+      if (!res.ok) {
+        const e = (await res.json().catch(() => ({}))).error || {};
+        out.className = "result bad";
+        out.textContent = (e.message || ("failed: HTTP " + res.status)) + (e.next_action_hint ? " — " + e.next_action_hint : "");
+        return;
+      }
+      const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+      document.getElementById(form.dataset.into)?.replaceChildren(...Array.from(doc.body.childNodes, (n) => document.importNode(n, true)));
+      out.textContent = "";
+    } catch (e) {
+      out.className = "result bad"; out.textContent = "the server did not answer: " + e.message;
+    } finally {
+      buttons.forEach((b) => (b.disabled = false));
+    }
+  }
+
   // showResult puts a tool's JSON result, as text, into #ID.
   function showResult(id, result) {
     const el = document.getElementById(id);
