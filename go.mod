@@ -51,3 +51,5 @@ require (
 )
 
 replace github.com/xiatechs/jsonata-go => ./third_party/jsonata-go
+
+replace github.com/modelcontextprotocol/go-sdk => ./third_party/go-sdk

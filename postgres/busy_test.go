@@ -81,3 +81,27 @@ func TestPoint5LockContentionIsNotInternal(t *testing.T) {
 		t.Errorf("projects = %v, want only the patient write's", ps)
 	}
 }
+
+// A replica whose URL sets a short lock_timeout still starts while
+// another replica migrates: it waits for the migration lock (0x6261746f6e,
+// "baton") instead of failing with 55P03.
+func TestStartWaitsForAnotherReplicasMigration(t *testing.T) {
+	ctx := context.Background()
+	holder := testkit.OpenPostgres(t, nil)
+	conn, err := holder.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(0x6261746f6e)); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(300*time.Millisecond, func() {
+		_, _ = conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(0x6261746f6e))
+	})
+	s, err := postgres.Open(ctx, os.Getenv("BATON_TEST_POSTGRES_URL")+"&lock_timeout=20", postgres.Options{Schema: holder.Schema(), MaxConns: 2})
+	if err != nil {
+		t.Fatalf("starting while another replica migrates: %v", err)
+	}
+	s.Close()
+}

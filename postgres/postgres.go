@@ -197,6 +197,14 @@ func up(ctx context.Context, db *sql.DB) (from, to int64, err error) {
 		return 0, 0, baton.Errorf(baton.ErrInitFailed, "cannot reach PostgreSQL: %v", redactErr(err))
 	}
 	defer conn.Close()
+	// A lock_timeout in the URL is for writes meeting other writers; a
+	// replica starting while another migrates waits for it (bounded by
+	// ctx) instead of failing to start. RESET returns the session to the
+	// URL's setting before the connection goes back to the pool.
+	if _, err := conn.ExecContext(ctx, `SET lock_timeout = 0`); err != nil {
+		return 0, 0, baton.Errorf(baton.ErrInitFailed, "cannot prepare the migration lock: %v", redactErr(err))
+	}
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `RESET lock_timeout`) }()
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrateLockID); err != nil {
 		return 0, 0, baton.Errorf(baton.ErrInitFailed, "cannot lock the database for migration: %v", err)
 	}
