@@ -142,16 +142,7 @@ const maxActionBody = 1 << 20
 
 // call runs a read-only tool for a page and decodes its output into out.
 func (s *Server) call(r *http.Request, name string, args any, out any) *baton.Error {
-	raw, _ := json.Marshal(args)
-	res := s.reg.Call(r.Context(), s.env, s.operator(), name, raw)
-	if res.Err != nil {
-		return res.Err
-	}
-	b, _ := json.Marshal(res.Output)
-	if err := json.Unmarshal(b, out); err != nil {
-		return baton.Errorf(baton.ErrInternal, "the output of %s did not decode: %v", name, err)
-	}
-	return nil
+	return s.callIn(r, "", name, args, out)
 }
 
 func statusOf(e *baton.Error) int {
