@@ -28,6 +28,9 @@ type ClaimNextFilter struct {
 	Project string
 	Label   string
 	Kind    Kind
+	// Exclude names items not to claim (baton dispatch leaves out items
+	// waiting out a retry backoff).
+	Exclude []string
 }
 
 // Claimed is the error for a mutation under someone else's (or a lapsed)

@@ -29,12 +29,23 @@ type Comment struct {
 	CreatedAt time.Time
 }
 
-// Run is one agent run on an item, as ingested from the agent's stream.
+// Run statuses. A run is running until it ends in one of the others.
+const (
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+	RunTimedOut  = "timed_out"
+	RunCancelled = "cancelled"
+)
+
+// Run is one agent run on an item: ingested from an agent's stream
+// (baton runs ingest), or started by baton dispatch, which records it from
+// its start (status running) to its end.
 type Run struct {
 	ID         string
 	ItemID     string
 	Agent      string
-	Status     string // succeeded, failed, running
+	Status     string // RunRunning, RunSucceeded, RunFailed, RunTimedOut, RunCancelled
 	Error      string
 	CostUSD    float64
 	DurationMS int64
@@ -43,6 +54,44 @@ type Run struct {
 	StartedAt  time.Time
 	EndedAt    time.Time
 	EventCount int
+	// What a dispatched run also knows; empty for an ingested run.
+	Profile    string // the agent profile that ran (worker, judge, ...)
+	Attempt    int    // 1 for the item's first run since it last succeeded, then 2, 3, ...
+	Worktree   string // where the agent ran
+	Host       string // the dispatcher's host
+	PID        int    // the agent process's id on Host
+	ExitCode   *int   // nil while running, or when the process was never started
+	Dispatcher string // the dispatcher that started it: host:pid:random
+}
+
+// RunOutput is what a dispatched agent wrote besides its event stream:
+// the tail of its stdout and stderr, each capped; the Dropped counts say
+// how many bytes were cut from the front.
+type RunOutput struct {
+	Stdout        string
+	Stderr        string
+	StdoutDropped int64
+	StderrDropped int64
+}
+
+// RunFilter selects runs for ListRuns, newest first.
+type RunFilter struct {
+	Project string
+	ItemID  string
+	Status  string
+	Profile string
+	Limit   int // <= 0: 50; at most 500
+}
+
+// DispatchRetry is where an item stands with baton dispatch after failed
+// runs: how many have failed in a row, and when it may be tried again.
+// Dispatchers on several hosts share it through the database.
+type DispatchRetry struct {
+	ItemID    string
+	Attempts  int
+	NextAt    time.Time
+	LastError string
+	UpdatedAt time.Time
 }
 
 // RunEvent is one line of an agent's stream-json output.

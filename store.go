@@ -103,6 +103,30 @@ type RecordTx interface {
 	// RunEvents returns one page of matching events in run then stream
 	// order, and how many match in all.
 	RunEvents(ctx context.Context, f RunEventFilter) ([]RunEvent, int, error)
+	// Run returns one run: ERR_NOT_FOUND for an unknown id.
+	Run(ctx context.Context, id string) (*Run, error)
+	// ListRuns returns the runs matching f, newest first.
+	ListRuns(ctx context.Context, f RunFilter) ([]*Run, error)
+	// FinishRun records the end of a running run (status, error, cost,
+	// duration, turns, model, ended_at, exit code); a run that has ended
+	// already is ERR_CONFLICT (type run_finished).
+	FinishRun(ctx context.Context, r *Run) error
+	// SetRunProcess records where a dispatched run's agent runs: its
+	// worktree and process id, once the process has started.
+	SetRunProcess(ctx context.Context, runID, worktree string, pid int) error
+	// AppendRunEvents adds events to a run, numbering them after the ones
+	// it has.
+	AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error
+	// SetRunOutput replaces a run's kept output; RunOutput reads it (empty
+	// for a run without any).
+	SetRunOutput(ctx context.Context, runID string, out RunOutput) error
+	RunOutput(ctx context.Context, runID string) (*RunOutput, error)
+	// DispatchRetries returns the items of project ("" for all) waiting to
+	// be tried again; SetDispatchRetry stores an item's retry state and
+	// ClearDispatchRetry forgets it (no error when there is none).
+	DispatchRetries(ctx context.Context, project string) ([]*DispatchRetry, error)
+	SetDispatchRetry(ctx context.Context, r *DispatchRetry) error
+	ClearDispatchRetry(ctx context.Context, itemID string) error
 	RecordTestHealth(ctx context.Context, h *TestHealth) error
 	// RecordCoverage stores the latest word on a file and concept.
 	RecordCoverage(ctx context.Context, c *Coverage) error

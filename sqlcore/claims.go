@@ -322,6 +322,7 @@ func (t *Tx) ReapClaims(ctx context.Context, now time.Time) (int, error) {
 
 // ClaimNext claims the first ready item matching f, the holder's own
 // assignments before unassigned work, or returns nil when there is none.
+// Items named in f.Exclude are passed over.
 func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilter, ttl time.Duration, now time.Time) (*baton.Claim, *baton.Item, error) {
 	if _, err := t.ReapClaims(ctx, now); err != nil {
 		return nil, nil, err
@@ -341,6 +342,12 @@ func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 	}
 	if f.Kind != "" {
 		where, args = append(where, "i.kind = ?"), append(args, f.Kind)
+	}
+	if len(f.Exclude) > 0 {
+		where = append(where, "i.id NOT IN ("+Placeholders(len(f.Exclude))+")")
+		for _, id := range f.Exclude {
+			args = append(args, id)
+		}
 	}
 	// The caller's own assignments first, then unassigned work; items
 	// assigned to someone else are theirs to take. Two queries in that

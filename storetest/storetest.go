@@ -153,6 +153,7 @@ var groups = []struct {
 	{"Knowledge", knowledgeCases},
 	{"Actions", actionCases},
 	{"Events", eventCases},
+	{"Runs", runCases},
 }
 
 // base is the fixed clock of the suite; items that must sort get explicit
