@@ -143,7 +143,7 @@ func (a *App) root() *cobra.Command {
 	root.SetCompletionCommandGroupID(groupSetup)
 	for _, c := range []*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
 		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd(),
-		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd()} {
+		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd(), a.dispatchCmd()} {
 		c.GroupID = commandGroup(c.Name())
 		root.AddCommand(c)
 	}

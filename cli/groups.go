@@ -42,7 +42,7 @@ var commandGroupOf = map[string]string{
 	"migrate": groupSetup, "version": groupSetup, "bench": groupSetup, "completion": groupSetup, "help": groupSetup,
 	"agent": groupAccess, "profile": groupAccess, "project": groupAccess, "tools": groupAccess,
 	"ready": groupWork, "watch": groupWork, "runs": groupWork, "memory": groupWork, "worktree": groupWork,
-	"prs": groupWork, "pr": groupWork, "orchestrator": groupWork, "knowledge": groupSetup,
+	"prs": groupWork, "pr": groupWork, "orchestrator": groupWork, "dispatch": groupWork, "knowledge": groupSetup,
 	"inbox": groupPeople, "reply": groupPeople,
 }
 

@@ -145,6 +145,10 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 	if b, err := json.Marshal(proof); err != nil || os.WriteFile(proofFile, b, 0o644) != nil {
 		t.Fatal(err)
 	}
+	dispatchConf := filepath.Join(dir, "baton.toml")
+	if err := os.WriteFile(dispatchConf, []byte("[dispatch.profiles.worker]\ncommand = [\"true\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stream := `{"type":"system","subtype":"init","model":"m"}` + "\n" +
 		`{"type":"result","subtype":"success","is_error":false,"duration_ms":1000,"total_cost_usd":0.25}` + "\n"
 
@@ -181,6 +185,9 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"ready"}},
 		{args: []string{"watch", "--every", "10ms"}, stream: true},
 		{args: []string{"runs", "ingest", "--issue", "COL-1"}, stdin: stream},
+		{args: []string{"runs", "list"}},
+		{args: []string{"runs", "show", "R-1"}},
+		{args: []string{"dispatch", "--dry-run", "--config", dispatchConf}},
 		{args: []string{"memory", "show", "--profile", "worker"}},
 		{args: []string{"inbox"}},
 		{args: []string{"reply", "builder", "thanks", "--thread", "t-json"}},

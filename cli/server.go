@@ -318,9 +318,12 @@ func (a *App) mcpCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "offer only read-only tools")
 	cmd.Flags().StringSliceVar(&toolsets, "toolsets", []string{"all"}, toolsetsUsage)
-	cmd.Flags().StringVar(&a.issueID, "issue-id", "", "bind the session to this issue: issue tools default to it")
-	cmd.Flags().StringVar(&a.agentType, "agent-type", "", "the agent's profile (worker, researcher, judge, scanner, architect, planner, intake)")
-	cmd.Flags().StringVar(&a.worktree, "worktree-path", "", "the agent's assigned worktree, checked by verify_workspace")
+	// A dispatched agent's environment names its issue, profile and
+	// worktree (baton dispatch), so any agent CLI that starts `baton mcp`
+	// from it gets a session bound to them without being told the flags.
+	cmd.Flags().StringVar(&a.issueID, "issue-id", a.env("BATON_ISSUE", ""), "bind the session to this issue: issue tools default to it (env BATON_ISSUE)")
+	cmd.Flags().StringVar(&a.agentType, "agent-type", a.env("BATON_PROFILE", ""), "the agent's profile (worker, researcher, judge, scanner, architect, planner, intake; env BATON_PROFILE)")
+	cmd.Flags().StringVar(&a.worktree, "worktree-path", a.env("BATON_WORKTREE", ""), "the agent's assigned worktree, checked by verify_workspace (env BATON_WORKTREE)")
 	cmd.Flags().StringVar(&a.scopeFile, "tool-scope-file", "", "JSON array of tool names: the session's whole tool set (wins over --agent-type)")
 	cmd.Flags().StringVar(&a.preset, "preset", "", presetUsage)
 	cmd.Flags().BoolVar(&a.scheduler, "scheduler", false, "a scheduler-initiated session: no scheduler-blocked tools, capped creations")
@@ -334,7 +337,7 @@ func (a *App) mcpCmd() *cobra.Command {
 func (a *App) serveCmd() *cobra.Command {
 	var addr string
 	var hosts []string
-	var readOnly, insecure, dashboard bool
+	var readOnly, insecure, dashboard, dispatching bool
 	var toolsets []string
 	var grace, reapEvery, tickEvery, sessionIdle time.Duration
 	var timeouts mcpserver.Timeouts
@@ -411,15 +414,38 @@ func (a *App) serveCmd() *cobra.Command {
 			if tickEvery > 0 { // the phase pipeline's tick (orchestrator.Phases)
 				go (&orchestrator.Phases{Store: f.Env.Store, Every: tickEvery, Clock: a.Clock, Log: f.Env.Log, Bus: f.Env.Bus}).Run(reapCtx)
 			}
+			dispatched := make(chan struct{})
+			if dispatching {
+				// baton dispatch inside the server: its agents stop (and
+				// their claims go back) before the store closes.
+				d, release, err := a.dispatcher(ctx, true)
+				if err != nil {
+					return a.fail(err)
+				}
+				if tickEvery > 0 {
+					d.Phases = nil // the server ticks the pipeline already
+				}
+				go func() {
+					defer close(dispatched)
+					defer release()
+					_ = d.Run(reapCtx)
+				}()
+				fmt.Fprintf(a.Stderr, "baton: dispatching agents (%s)\n", d.ID())
+			} else {
+				close(dispatched)
+			}
 			fmt.Fprintf(a.Stderr, "baton %s serving MCP at http://%s/mcp (database %s)\n", a.Version, ln.Addr(), a.dbName(ctx))
 			fmt.Fprintf(a.Stderr, "baton: %s\n", auth)
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			select {
 			case err := <-errc:
+				stopReaper()
+				<-dispatched
 				return &ExitError{Code: ExitTool, Err: err}
 			case <-ctx.Done():
 			}
+			<-dispatched
 			return a.shutdown(srv, f, grace, errc, closeDash)
 		},
 	}
@@ -430,6 +456,7 @@ func (a *App) serveCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&grace, "shutdown-grace", 10*time.Second, "how long shutdown waits for calls under way")
 	cmd.Flags().DurationVar(&reapEvery, "reap-every", 10*time.Second, "how often lapsed claims return their work to the queue")
 	cmd.Flags().DurationVar(&tickEvery, "tick-every", orchestrator.DefaultTickEvery, "how often the orchestrator processes phase claims and verdicts (0: never; see baton orchestrator tick)")
+	cmd.Flags().BoolVar(&dispatching, "dispatch", false, "also run baton dispatch: agents started on ready work as [dispatch] of the --config file says")
 	cmd.Flags().BoolVar(&dashboard, "dashboard", true, "serve the operator's dashboard at / (log in with the one-time URL serve prints)")
 	cmd.Flags().BoolVar(&insecure, "insecure-local", false, "serve without tokens, every request as --agent (loopback --addr only)")
 	cmd.Flags().StringVar(&a.preset, "preset", "", "with --insecure-local: "+presetUsage+"; tokens carry their own (baton agent create --preset)")

@@ -20,7 +20,7 @@ import (
 // runsCmd is `baton runs ingest`: where the runs that get_issue_status and
 // query_run_events report come from.
 func (a *App) runsCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "runs", Short: "Record agent runs", Args: noArgs,
+	cmd := &cobra.Command{Use: "runs", Short: "Agent runs: list them, show one, record one from a stream", Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
 	var issue string
 	ingest := &cobra.Command{
@@ -75,7 +75,7 @@ func (a *App) runsCmd() *cobra.Command {
 	}
 	ingest.Flags().StringVar(&issue, "issue", "", "the issue the run worked on (required)")
 	a.jsonFlag(ingest, `{"run": {"id", "issue", "agent", "status", "error", "events", "cost_usd", "duration_ms"}, "skipped_lines": N}.`)
-	cmd.AddCommand(ingest)
+	cmd.AddCommand(ingest, a.runsListCmd(), a.runsShowCmd())
 	return cmd
 }
 

@@ -123,12 +123,12 @@ func unknownKeys(data []byte, md toml.MetaData) []Violation {
 	_, _ = toml.Decode(string(data), &raw)
 	var vs []Violation
 	for _, k := range md.Undecoded() {
-		if k[0] == "embedding" {
-			continue // the [embedding] table: package embedding reads and checks it
+		if k[0] == "embedding" || k[0] == "dispatch" {
+			continue // [embedding] and [dispatch]: packages embedding and dispatch read and check them
 		}
 		if len(k) < 2 || k[0] != "plugin" {
 			vs = append(vs, Violation{Field: k.String(), Rule: "unknown_key",
-				Message: fmt.Sprintf("unknown key %q: the file holds only [[plugin]] tables and [embedding]", k.String())})
+				Message: fmt.Sprintf("unknown key %q: the file holds only [[plugin]] tables, [embedding] and [dispatch]", k.String())})
 			continue
 		}
 		if len(k) > 2 {
