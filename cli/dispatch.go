@@ -172,6 +172,9 @@ func (a *App) newDispatcher(ctx context.Context, s baton.Store, cfg *dispatch.Co
 		}
 		locks = append(locks, l)
 	}
+	// Only the projects locked: one made later could be locked by another
+	// dispatcher of this host, and two would end each other's runs.
+	d.Projects = slugs
 	return d, release, nil
 }
 

@@ -422,9 +422,6 @@ func (a *App) serveCmd() *cobra.Command {
 				if err != nil {
 					return a.fail(err)
 				}
-				if tickEvery > 0 {
-					d.Phases = nil // the server ticks the pipeline already
-				}
 				go func() {
 					defer close(dispatched)
 					defer release()

@@ -100,10 +100,12 @@ func (d *Dispatcher) launch(ctx context.Context, p *baton.Project, root string, 
 	go func() {
 		defer d.wg.Done()
 		f := a.live(context.WithoutCancel(ctx))
+		// Reported before it leaves the running set, so Once, which
+		// waits until nothing runs, always finds it.
+		d.report(f)
 		d.mu.Lock()
 		delete(d.running, a.run.ID)
 		d.mu.Unlock()
-		d.report(f)
 	}()
 }
 
@@ -176,6 +178,13 @@ func (a *agent) prepare(ctx context.Context, runDir string) ([]string, []string,
 	if err := os.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
 		return nil, nil, fmt.Errorf("writing the prompt file: %w", err)
 	}
+	// The run's first event is what the agent was told, so a run can be
+	// understood afterwards (query_run_events, event_subtype prompt).
+	told, _ := json.Marshal(map[string]any{"prompt": prompt, "profile": a.profile.Name, "kind": a.start.Kind,
+		"phase": a.start.Phase, "worktree": wt, "tools": names})
+	a.mu.Lock()
+	a.pending = append(a.pending, baton.RunEvent{Type: "system", Subtype: "prompt", Data: told, CreatedAt: a.d.now()})
+	a.mu.Unlock()
 	conf := map[string]any{"mcpServers": map[string]any{"baton": map[string]any{
 		"command": a.d.Baton[0], "args": args,
 		"env": map[string]string{"BATON_AGENT": a.start.Agent, "BATON_DB": a.d.DB}}}}

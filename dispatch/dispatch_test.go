@@ -114,6 +114,45 @@ func TestAgentsWorkTheirIssues(t *testing.T) {
 	}
 }
 
+// TestPhasePipeline: a phase:research item goes to the researcher its
+// contract names, who writes the artifact and claims the phase complete;
+// the tick sends the claim to review, where a judge is dispatched on it and
+// approves, and the next tick moves the item to architecture.
+func TestPhasePipeline(t *testing.T) {
+	f := newFixture(t, `
+[dispatch.profiles.researcher]
+command = ["AGENT", "-mode", "research", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
+[dispatch.profiles.judge]
+command = ["AGENT", "-mode", "judge-phase", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
+`)
+	id := f.item("Find out how", baton.PhaseResearch.Label())
+	r, fin := f.once(f.d)
+	if len(fin) != 1 || fin[0].Profile != "researcher" || fin[0].Status != baton.RunSucceeded || r.Started[0].Kind != dispatch.KindPhase {
+		t.Fatalf("research round: %+v %+v", r.Started, *fin[0])
+	}
+	// The run's first event is the prompt, which carries the research
+	// contract and the workspace line.
+	var evs []baton.RunEvent
+	f.view(func(tx baton.Tx) (err error) {
+		evs, _, err = tx.RunEvents(f.ctx, baton.RunEventFilter{RunID: fin[0].RunID, Subtype: "prompt"})
+		return err
+	})
+	if len(evs) != 1 || evs[0].Seq != 1 || !strings.Contains(string(evs[0].Data), "Phase contract: research (version 1)") ||
+		!strings.Contains(string(evs[0].Data), "Working in: "+worktree.Dir(f.repo, id)) {
+		t.Fatalf("prompt event: %+v", evs)
+	}
+	if it := f.get(id); it.Status != baton.StatusReview {
+		t.Fatalf("after the research: %s %v", it.Status, it.Labels)
+	}
+	r, fin = f.once(f.d)
+	if len(fin) != 1 || fin[0].Profile != "judge" || fin[0].Status != baton.RunSucceeded || r.Started[0].Kind != dispatch.KindReviewPhase {
+		t.Fatalf("judge round: %+v %+v", r.Started, fin)
+	}
+	if it := f.get(id); it.Status != baton.StatusTodo || it.Phase() != baton.PhaseArchitecture {
+		t.Fatalf("after the verdict: %s %v", it.Status, it.Labels)
+	}
+}
+
 // TestCrashingAgentRetriedThenBlocked: an agent that exits non-zero fails
 // its run; the item is retried after the backoff, and once max_retries
 // retries have failed it is blocked and the human gets a message.
@@ -121,8 +160,8 @@ func TestCrashingAgentRetriedThenBlocked(t *testing.T) {
 	f := newFixture(t, `
 [dispatch]
 max_retries = 2
-backoff = "50ms"
-max_backoff = "80ms"
+backoff = "400ms"
+max_backoff = "600ms"
 [dispatch.profiles.worker]
 command = ["AGENT", "-mode", "crash"]
 `)
@@ -134,7 +173,7 @@ command = ["AGENT", "-mode", "crash"]
 			if r, _ := f.once(f.d); len(r.Started) != 0 {
 				t.Fatalf("attempt %d started before its backoff: %+v", attempt, r.Started)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(700 * time.Millisecond)
 		}
 		_, fin := f.once(f.d)
 		if len(fin) != 1 {

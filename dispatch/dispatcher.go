@@ -182,6 +182,12 @@ func (d *Dispatcher) Tick(ctx context.Context, dry bool) (*TickReport, error) {
 		return nil, err
 	}
 	r := &TickReport{Started: []Start{}, Skipped: []Skip{}, Reconciled: []*Finished{}, Errors: []string{}}
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return r, nil // shutting down: start nothing more
+	}
 	if d.Phases != nil && !dry {
 		if _, err := d.Phases.Once(ctx); err != nil && ctx.Err() == nil {
 			r.Errors = append(r.Errors, "phase tick: "+err.Error())

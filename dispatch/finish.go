@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
+	"github.com/baton-dev/baton/orchestrator"
 )
 
 // message is what an error says, without a structured error's code.
@@ -27,8 +28,8 @@ func message(err error) string {
 type snapshot struct {
 	Status   baton.Status
 	Labels   string
-	Findings int
-	PR       string // the current PR's id and status
+	Findings int    // phase claims and verdicts (complete_phase, approve_phase, reject_phase)
+	PR       string // the latest PR's id and status
 }
 
 func snap(ctx context.Context, tx baton.Tx, itemID, holder string) (snapshot, error) {
@@ -42,7 +43,14 @@ func snap(ctx context.Context, tx baton.Tx, itemID, holder string) (snapshot, er
 	}
 	labels := slices.Clone(it.Labels)
 	slices.Sort(labels)
-	s := snapshot{Status: it.Status, Labels: strings.Join(labels, ","), Findings: len(fs)}
+	s := snapshot{Status: it.Status, Labels: strings.Join(labels, ",")}
+	for _, f := range fs {
+		// Only the findings that hand work in count: an agent that adds
+		// notes and exits has not finished.
+		if f.Category == baton.CategoryPhaseCompletion || f.Category == baton.CategoryPhaseVerdict {
+			s.Findings++
+		}
+	}
 	pr, err := latestPR(ctx, tx, itemID)
 	if err != nil {
 		return snapshot{}, err
@@ -146,12 +154,24 @@ func (a *agent) finish(ctx context.Context, startErr error, code *int) *Finished
 // any other end is a failed attempt, retried after a backoff, and after
 // max_retries retries the item is blocked and the human told.
 func (d *Dispatcher) settle(ctx context.Context, tx baton.Tx, f *Finished, shutdown bool, now time.Time) error {
-	if err := tx.ReleaseClaim(ctx, f.Item, f.Agent, now); err != nil {
-		switch baton.ErrorCode(err) {
-		case baton.ErrNotFound, baton.ErrClaimed:
-			// Given back already, or someone else's now.
-		default:
+	keep := false
+	if f.Status == baton.RunSucceeded {
+		// A phase claim the tick has not processed yet keeps the item
+		// claimed until the tick takes it on (and ends the claim), so no
+		// dispatcher starts another agent on finished work meanwhile.
+		var err error
+		if keep, err = awaitsTick(ctx, tx, f.Item); err != nil {
 			return err
+		}
+	}
+	if !keep {
+		if err := tx.ReleaseClaim(ctx, f.Item, f.Agent, now); err != nil {
+			switch baton.ErrorCode(err) {
+			case baton.ErrNotFound, baton.ErrClaimed:
+				// Given back already, or someone else's now.
+			default:
+				return err
+			}
 		}
 	}
 	switch {
@@ -169,6 +189,20 @@ func (d *Dispatcher) settle(ctx context.Context, tx baton.Tx, f *Finished, shutd
 		"duration_ms": f.DurationMS, "cost_usd": f.CostUSD, "retry_at": f.RetryAt, "blocked": f.Blocked}
 	return d.record(ctx, tx, "dispatch_finish", "run.finished", f.Project, f.Item,
 		map[string]any{"run_id": f.RunID, "issue": f.Item, "agent": f.Agent}, data, now)
+}
+
+// awaitsTick reports whether the item's latest phase claim waits for the
+// orchestrator's tick.
+func awaitsTick(ctx context.Context, tx baton.Tx, itemID string) (bool, error) {
+	it, err := tx.Item(ctx, itemID)
+	if err != nil {
+		return false, err
+	}
+	st, err := orchestrator.LatestClaim(ctx, tx, itemID, it.Phase())
+	if err != nil {
+		return false, err
+	}
+	return st != nil && st.Mark == nil && st.Superseded == "", nil
 }
 
 // failed counts a failed attempt: the next waits backoff × 2^(n−1); after

@@ -9,6 +9,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,7 +27,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "work", "work, judge, crash, hang, trap, idle")
+	mode := flag.String("mode", "work", "work, judge, research, judge-phase, crash, hang, trap, idle")
 	mcpFile := flag.String("mcp", "", "the MCP configuration ({mcp_config})")
 	issue := flag.String("issue", "", "the issue ({issue})")
 	promptFile := flag.String("prompt-file", "", "the prompt ({prompt_file})")
@@ -65,7 +67,8 @@ func main() {
 	ctx := context.Background()
 	cs := connect(ctx, *mcpFile)
 	defer cs.Close()
-	if *mode != "judge" { // a judge has no verify_workspace: it reviews, it does not write
+	judge := strings.HasPrefix(*mode, "judge")
+	if !judge { // a judge has no verify_workspace: it reviews, it does not write
 		ws := call(ctx, cs, "verify_workspace", map[string]any{})
 		if ws["valid"] != true || ws["issue"] != *issue {
 			fail("verify_workspace: %v", ws)
@@ -78,9 +81,34 @@ func main() {
 		return
 	}
 	time.Sleep(*sleep)
-	if *mode == "judge" {
+	artifact := filepath.Join("docs", "tickets", *issue, "research.md")
+	switch *mode {
+	case "judge":
 		call(ctx, cs, "approve_pr", map[string]any{"reason": "the change does what the issue asks"})
-	} else {
+	case "judge-phase":
+		b, err := os.ReadFile(artifact)
+		if err != nil {
+			fail("reading the artifact: %v", err)
+		}
+		sum := sha256.Sum256(b)
+		call(ctx, cs, "approve_phase", map[string]any{"phase": "research", "artifact_hash": hex.EncodeToString(sum[:]),
+			"reason": "the research answers the question"})
+	case "research":
+		text := "# Research\n\n## Problem Statement\n\nWhat the issue asks for, and what is in the way.\n\n" +
+			"## Recommendation\n\nBuild it in the smallest way that does the job, with tests.\n"
+		if err := os.MkdirAll(filepath.Dir(artifact), 0o755); err != nil {
+			fail("%v", err)
+		}
+		if err := os.WriteFile(artifact, []byte(text), 0o644); err != nil {
+			fail("%v", err)
+		}
+		git("add", artifact)
+		git("-c", "user.name=agent", "-c", "user.email=agent@example.com", "commit", "-q", "-m", "research for "+*issue)
+		sum := sha256.Sum256([]byte(text))
+		call(ctx, cs, "complete_phase", map[string]any{"completed_phase": "research", "contract_version": 1,
+			"artifact_path": filepath.ToSlash(artifact), "artifact_hash": hex.EncodeToString(sum[:]), "summary": "researched",
+			"recommended_next_phase": "architecture", "project_path": mustWd()})
+	default:
 		name := strings.ToLower(*issue) + ".txt"
 		if err := os.WriteFile(name, []byte("done by the test agent\n"), 0o644); err != nil {
 			fail("writing: %v", err)
