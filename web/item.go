@@ -47,23 +47,6 @@ type itemRef struct {
 	Missing bool // the id leads nowhere (a dangling reference)
 }
 
-// itemRun is a run with its duration ready to print.
-type itemRun struct {
-	*baton.Run
-	Took time.Duration
-}
-
-// Class is the badge class of the run's status.
-func (r itemRun) Class() string {
-	switch r.Status {
-	case "succeeded":
-		return "pass"
-	case "failed":
-		return "fail"
-	}
-	return ""
-}
-
 // itemPR is a PR record with the badge class of its status.
 type itemPR struct {
 	*baton.PR
@@ -102,7 +85,7 @@ type itemData struct {
 	MoreLearnings                   int
 	Comments                        []*baton.Comment
 	EarlierComments                 int
-	Runs                            []itemRun
+	Runs                            []runRow // as the runs pages show them
 	Thoughts                        []*baton.ThoughtRecord
 	MoreThoughts                    bool
 	PRs                             []itemPR
@@ -151,7 +134,7 @@ func loadItem(s *Server, r *http.Request) (any, error) {
 		if err := itemLinks(ctx, tx, d); err != nil {
 			return err
 		}
-		return itemRecords(ctx, tx, d)
+		return itemRecords(ctx, tx, d, s.now())
 	})
 	if err != nil {
 		return nil, err
@@ -236,8 +219,9 @@ func itemRefOf(ctx context.Context, tx baton.Tx, id string) (itemRef, error) {
 	return itemRef{ID: it.ID, Title: it.Title, Status: it.Status}, nil
 }
 
-// itemRecords reads what agents recorded on the item, each list bounded.
-func itemRecords(ctx context.Context, tx baton.Tx, d *itemData) error {
+// itemRecords reads what agents recorded on the item, each list bounded;
+// now is when a running run's time so far is counted to.
+func itemRecords(ctx context.Context, tx baton.Tx, d *itemData, now time.Time) error {
 	id := d.Item.ID
 	var err error
 	// The newest findings first; one more than shown tells whether there
@@ -266,7 +250,7 @@ func itemRecords(ctx context.Context, tx baton.Tx, d *itemData) error {
 		return err
 	}
 	for _, r := range runs {
-		d.Runs = append(d.Runs, itemRun{Run: r, Took: time.Duration(r.DurationMS) * time.Millisecond})
+		d.Runs = append(d.Runs, newRunRow(r, now))
 	}
 	// The chain in its order, from its start.
 	if d.Thoughts, err = tx.Thoughts(ctx, baton.ThoughtFilter{TaskID: id, Limit: itemListCap + 1}); err != nil {

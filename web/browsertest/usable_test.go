@@ -12,7 +12,7 @@ import (
 
 // pages are the dashboard's top-level pages, in navigation order.
 var pages = []struct{ path, name string }{
-	{"/", "needs"}, {"/board", "board"}, {"/agents", "agents"}, {"/messages", "messages"},
+	{"/", "needs"}, {"/board", "board"}, {"/agents", "agents"}, {"/runs", "runs"}, {"/messages", "messages"},
 	{"/prs", "prs"}, {"/search", "search"}, {"/audit", "audit"},
 }
 
