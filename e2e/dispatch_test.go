@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -104,50 +105,78 @@ func TestDispatchOnce(t *testing.T) {
 
 // TestDispatchSIGTERM: a running dispatcher holds its project's lock (a
 // second one is refused), and SIGTERM stops its agent, records the run as
-// cancelled and exits.
+// cancelled and exits; the same inside baton serve --dispatch.
 func TestDispatchSIGTERM(t *testing.T) {
-	repo, env := dispatchRepo(t, "hang")
-	cmd := exec.Command(bin, "dispatch")
-	cmd.Dir, cmd.Env = repo, env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"dispatch", []string{"dispatch"}},
+		{"serve", []string{"serve", "--dispatch", "--insecure-local", "--addr", "127.0.0.1:0", "--agent", "user"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo, env := dispatchRepo(t, "hang")
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Dir, cmd.Env = repo, env
+			var stderr syncBuf
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			deadline := time.Now().Add(30 * time.Second)
+			for !strings.Contains(in(t, repo, env, "runs", "list", "--status", "running"), "SYM-1") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no running run; baton said:\n%s", stderr.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			second := exec.Command(bin, "dispatch", "--once")
+			second.Dir, second.Env = repo, env
+			out, err := second.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "another dispatcher (pid") {
+				t.Fatalf("a second dispatcher: %v\n%s", err, out)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("baton exited with %v:\n%s", err, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("baton did not exit after SIGTERM:\n%s", stderr.String())
+			}
+			var list struct {
+				Runs []struct{ Status, Error string }
+			}
+			if err := json.Unmarshal([]byte(in(t, repo, env, "runs", "list", "--json")), &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Runs) != 1 || list.Runs[0].Status != "cancelled" || list.Runs[0].Error != "the dispatcher was stopped" {
+				t.Fatalf("runs: %+v", list)
+			}
+		})
 	}
-	defer cmd.Process.Kill()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(in(t, repo, env, "runs", "list", "--status", "running"), "SYM-1") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no running run; dispatcher said:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	second := exec.Command(bin, "dispatch", "--once")
-	second.Dir, second.Env = repo, env
-	out, err := second.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "another dispatcher (pid") {
-		t.Fatalf("a second dispatcher: %v\n%s", err, out)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("dispatch exited with %v:\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("dispatch did not exit after SIGTERM:\n%s", stderr.String())
-	}
-	var list struct {
-		Runs []struct{ Status, Error string }
-	}
-	if err := json.Unmarshal([]byte(in(t, repo, env, "runs", "list", "--json")), &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Runs) != 1 || list.Runs[0].Status != "cancelled" || list.Runs[0].Error != "the dispatcher was stopped" {
-		t.Fatalf("runs: %+v", list)
-	}
+}
+
+// syncBuf is a buffer a process writes while the test reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
