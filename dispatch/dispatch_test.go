@@ -14,6 +14,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/dispatch"
 	"github.com/baton-dev/baton/internal/testkit"
+	"github.com/baton-dev/baton/memory"
 	"github.com/baton-dev/baton/worktree"
 )
 
@@ -488,4 +489,57 @@ func TestLock(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 	l2.Release()
+}
+
+// TestPrompt: the prompt holds the workspace line, the issue, its latest
+// comments, the phase's contract, the project's instructions, the
+// profile's memory and the learnings that match the issue; a judge gets
+// the judge instructions instead of the worker's.
+func TestPrompt(t *testing.T) {
+	f := newFixture(t, workers)
+	id := f.item("Retry the flaky upload")
+	f.update(func(tx baton.Tx) error {
+		it, err := tx.Item(f.ctx, id)
+		if err != nil {
+			return err
+		}
+		it.Description = "Uploads fail on a slow network."
+		if err := tx.UpdateItem(f.ctx, it); err != nil {
+			return err
+		}
+		if err := tx.AddComment(f.ctx, &baton.Comment{ItemID: id, Body: "Fix: keep the partial upload.", CreatedBy: "judge-1"}); err != nil {
+			return err
+		}
+		cfg := baton.DefaultProjectConfig(project)
+		cfg.WorkerInstructions, cfg.JudgeInstructions = "Run make check first.", "Reject anything without tests."
+		if err := tx.PutProjectConfig(f.ctx, cfg); err != nil {
+			return err
+		}
+		return tx.AddLearning(f.ctx, &baton.Learning{ItemID: id, Project: project, Pattern: "upload retries need jitter",
+			Context: "thundering herd on the upload service", Type: "convention", QualityScore: 80, CreatedBy: "w"})
+	})
+	if _, err := memory.Write(f.d.DataDir, project, "worker", "notes.md", "The upload client lives in net/up."); err != nil {
+		t.Fatal(err)
+	}
+	it := f.get(id)
+	wt := worktree.Dir(f.repo, id)
+	p, err := f.d.Prompt(f.ctx, dispatch.Start{Profile: "worker", Kind: dispatch.KindWork, Phase: baton.PhaseReady, RunID: "R-9", Attempt: 2}, it, wt, []string{"verify_workspace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"You are the worker agent for " + id, "(run R-9, attempt 2)", "Working in: " + wt + " | Branch: symphony/" + id,
+		"call `verify_workspace`", "# " + id + ": Retry the flaky upload", "Uploads fail on a slow network.",
+		"judge-1", "Fix: keep the partial upload.", "## Phase contract: ready (version 1)", "Run make check first.",
+		"The upload client lives in net/up.", "upload retries need jitter"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, p)
+		}
+	}
+	p, err = f.d.Prompt(f.ctx, dispatch.Start{Profile: "judge", Kind: dispatch.KindReviewPR, Phase: baton.PhaseReady}, it, wt, []string{"approve_pr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p, "Reject anything without tests.") || strings.Contains(p, "Run make check first.") || strings.Contains(p, "verify_workspace") {
+		t.Errorf("the judge's prompt:\n%s", p)
+	}
 }

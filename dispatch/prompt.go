@@ -112,8 +112,17 @@ func (d *Dispatcher) Prompt(ctx context.Context, s Start, it *baton.Item, wt str
 			"(`get_issue`) and its artifact in the worktree, check them against the phase's contract below, then call "+
 			"`approve_phase` or `reject_phase` with your reasons and fix instructions.", s.Phase, it.ID))
 	}
-	if c, err := phases.Contract(d.repoOf(ctx, it.Project), s.Phase); err == nil {
-		section(fmt.Sprintf("Phase contract: %s (version %d)", s.Phase, c.Version), c.Body)
+	// A judge of a PR reviews code against the issue and the gates; the
+	// ready contract's steps are the worker's, not its. A judge of a phase
+	// claim checks the artifact against the contract, so it gets it.
+	if s.Kind != KindReviewPR {
+		if c, err := phases.Contract(d.repoOf(ctx, it.Project), s.Phase); err == nil {
+			title := fmt.Sprintf("Phase contract: %s (version %d)", s.Phase, c.Version)
+			if s.Kind == KindReviewPhase {
+				title = fmt.Sprintf("The contract the claim must meet: %s (version %d)", s.Phase, c.Version)
+			}
+			section(title, c.Body)
+		}
 	}
 	if cfg != nil {
 		ins := cfg.WorkerInstructions
