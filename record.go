@@ -62,6 +62,9 @@ type Run struct {
 	PID        int    // the agent process's id on Host
 	ExitCode   *int   // nil while running, or when the process was never started
 	Dispatcher string // the dispatcher that started it: host:pid:random
+	// HeartbeatAt is when the dispatcher last said it still looks after
+	// the running run (zero before the process started).
+	HeartbeatAt time.Time
 }
 
 // RunOutput is what a dispatched agent wrote besides its event stream:

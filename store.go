@@ -114,6 +114,9 @@ type RecordTx interface {
 	// SetRunProcess records where a dispatched run's agent runs: its
 	// worktree and process id, once the process has started.
 	SetRunProcess(ctx context.Context, runID, worktree string, pid int) error
+	// BeatRun records that a running run's dispatcher is alive; dispatchers
+	// end other dispatchers' runs only when their heartbeat is stale.
+	BeatRun(ctx context.Context, runID string, at time.Time) error
 	// AppendRunEvents adds events to a run, numbering them after the ones
 	// it has.
 	AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error

@@ -114,11 +114,11 @@ func (a *App) newDispatcher(ctx context.Context, s baton.Store, cfg *dispatch.Co
 	db := a.location().Path
 	lockDir := ""
 	if postgres.IsURL(db) {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir()
+		if cache, err := os.UserCacheDir(); err == nil {
+			lockDir = filepath.Join(cache, "baton")
+		} else {
+			lockDir = filepath.Join(os.TempDir(), fmt.Sprintf("baton-%d", os.Getuid())) // made 0700 by Acquire
 		}
-		lockDir = filepath.Join(cache, "baton")
 	} else {
 		if abs, err := filepath.Abs(db); err == nil {
 			db = abs
@@ -157,6 +157,14 @@ func (a *App) newDispatcher(ctx context.Context, s baton.Store, cfg *dispatch.Co
 		return err
 	}); err != nil {
 		return nil, nil, err
+	}
+	if len(slugs) == 0 {
+		if a.project != "" {
+			return nil, nil, baton.Errorf(baton.ErrNotFound, "no project %q", a.project).WithDetails("project", a.project).
+				WithHint("baton project list shows the projects")
+		}
+		return nil, nil, baton.Errorf(baton.ErrNotFound, "the database has no project to dispatch").
+			WithHint("create one with baton init --project SLUG, then start the dispatcher")
 	}
 	var locks []*dispatch.Lock
 	release := func() {

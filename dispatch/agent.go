@@ -90,7 +90,7 @@ func (d *Dispatcher) launch(ctx context.Context, p *baton.Project, root string, 
 		go func() {
 			defer d.wg.Done()
 			a.stopped, a.why = stopShutdown, "the dispatcher was stopped"
-			d.report(a.finish(context.WithoutCancel(ctx), nil, nil))
+			d.ended(a.run.ID, a.finish(context.WithoutCancel(ctx), nil, nil))
 		}()
 		return
 	}
@@ -99,33 +99,17 @@ func (d *Dispatcher) launch(ctx context.Context, p *baton.Project, root string, 
 	d.mu.Unlock()
 	go func() {
 		defer d.wg.Done()
-		f := a.live(context.WithoutCancel(ctx))
-		// Reported before it leaves the running set, so Once, which
-		// waits until nothing runs, always finds it.
-		d.report(f)
-		d.mu.Lock()
-		delete(d.running, a.run.ID)
-		d.mu.Unlock()
+		d.ended(a.run.ID, a.live(context.WithoutCancel(ctx)))
 	}()
-}
-
-// report hands a finished run to whoever waits (Once, Run's next tick).
-func (d *Dispatcher) report(f *Finished) {
-	if f == nil {
-		return
-	}
-	select {
-	case d.done <- f:
-	default:
-		// Nobody is reading and the buffer is full: the run is recorded
-		// in the store all the same.
-	}
 }
 
 // live prepares the agent's workspace and files, runs it to its end and
 // records how it went.
 func (a *agent) live(ctx context.Context) *Finished {
-	runDir := filepath.Join(a.d.dir, worktree.Sanitize(a.run.ID))
+	runDir, err := a.d.runDir(a.run.ID)
+	if err != nil {
+		return a.finish(ctx, err, nil)
+	}
 	defer os.RemoveAll(runDir)
 	argv, env, err := a.prepare(ctx, runDir)
 	if err != nil {
@@ -135,33 +119,46 @@ func (a *agent) live(ctx context.Context) *Finished {
 	return a.finish(ctx, err, code)
 }
 
+// worktree makes or reuses the item's worktree. A judge reviews the branch
+// as it is, so an existing worktree of the item is used without merging
+// the base in; its folder is where baton puts it, never a path read from
+// the marker (which the worker could have rewritten).
+func (a *agent) worktree(ctx context.Context) (string, error) {
+	a.d.gitMu.Lock()
+	defer a.d.gitMu.Unlock()
+	if a.start.Kind == KindReviewPR || a.start.Kind == KindReviewPhase {
+		dir := worktree.Dir(a.root, a.item.ID)
+		if m, _, err := worktree.ReadMarker(dir); err == nil && m != nil && m.Issue == a.item.ID {
+			return dir, nil
+		}
+	}
+	w, err := worktree.Create(ctx, worktree.Options{Repo: a.root, Issue: a.item.ID, Project: a.item.Project, RunID: a.run.ID, Now: a.d.now()})
+	if err != nil {
+		return "", fmt.Errorf("preparing the worktree: %s", explain(err))
+	}
+	return w.Path, nil
+}
+
 // prepare makes or reuses the item's worktree and writes the run's prompt,
 // tool scope and MCP configuration; it returns the command and its
 // environment.
 func (a *agent) prepare(ctx context.Context, runDir string) ([]string, []string, error) {
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("making the run's directory: %w", err)
-	}
-	wt := ""
-	if m := worktree.Find(a.root, a.item.ID); m != nil && a.start.Kind != KindWork && a.start.Kind != KindPhase {
-		// A judge reviews the branch as it is: no merge of the base into it.
-		wt = m.Path
-	} else {
-		w, err := worktree.Create(ctx, worktree.Options{Repo: a.root, Issue: a.item.ID, Project: a.item.Project, RunID: a.run.ID, Now: a.d.now()})
-		if err != nil {
-			return nil, nil, fmt.Errorf("preparing the worktree: %s", message(err))
-		}
-		wt = w.Path
+	wt, err := a.worktree(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	a.run.Worktree = wt
+	// The database is not on the command line, where every user of the
+	// host can read it (a PostgreSQL URL holds a password): the MCP
+	// configuration's env and the agent's environment carry BATON_DB.
 	args := append([]string{}, a.d.Baton[1:]...)
-	args = append(args, "mcp", "--db", a.d.DB, "--agent", a.start.Agent, "--project", a.item.Project,
+	args = append(args, "mcp", "--agent", a.start.Agent, "--project", a.item.Project,
 		"--issue-id", a.item.ID, "--agent-type", a.profile.Name, "--worktree-path", wt)
 	var names []string
 	if a.d.Tools != nil {
 		var err error
 		if names, err = a.d.Tools(ctx, a.profile.Name, a.item.Project); err != nil {
-			return nil, nil, fmt.Errorf("computing the %s tool set: %s", a.profile.Name, message(err))
+			return nil, nil, fmt.Errorf("computing the %s tool set: %s", a.profile.Name, explain(err))
 		}
 		scope := filepath.Join(runDir, "tools.json")
 		b, _ := json.Marshal(names)
@@ -172,7 +169,7 @@ func (a *agent) prepare(ctx context.Context, runDir string) ([]string, []string,
 	}
 	prompt, err := a.d.Prompt(ctx, a.start, a.item, wt, names)
 	if err != nil {
-		return nil, nil, fmt.Errorf("assembling the prompt: %s", message(err))
+		return nil, nil, fmt.Errorf("assembling the prompt: %s", explain(err))
 	}
 	promptFile := filepath.Join(runDir, "prompt.md")
 	if err := os.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
@@ -253,7 +250,7 @@ func (a *agent) exec(ctx context.Context, argv, env []string) (*int, error) {
 		outR.Close()
 		errR.Close()
 		a.mu.Unlock()
-		return nil, fmt.Errorf("starting %s: %v", argv[0], err)
+		return nil, &startError{profile: a.profile.Name, program: argv[0], path: a.d.Config.Path, err: err}
 	}
 	a.cmd = cmd
 	a.run.PID = cmd.Process.Pid
@@ -272,12 +269,15 @@ func (a *agent) exec(ctx context.Context, argv, env []string) (*int, error) {
 	go func() { defer readers.Done(); a.readStdout(outR) }()
 	go func() { defer readers.Done(); _, _ = io.Copy(a.stderr, errR) }()
 
-	watchDone := make(chan struct{})
-	go a.watch(ctx, watchDone)
+	watchDone, watched := make(chan struct{}), make(chan struct{})
+	go func() { defer close(watched); a.watch(ctx, watchDone) }()
 
 	werr := cmd.Wait()
-	close(a.exited)
+	a.mu.Lock()
+	close(a.exited) // under mu: stop sees either a live process or an ended one
+	a.mu.Unlock()
 	close(watchDone)
+	<-watched // no renewal, beat or flush after this
 	// Whatever the agent left running in its group goes with it: no
 	// orphan outlives its run.
 	killGroup(cmd, true)
@@ -356,6 +356,11 @@ func (a *agent) watch(ctx context.Context, done <-chan struct{}) {
 		case <-flush.C:
 			a.flush(ctx)
 		case <-renew.C:
+			// The heartbeat tells other dispatchers the run is looked
+			// after, whether or not it still holds the claim.
+			if err := a.d.Store.Update(ctx, func(tx baton.Tx) error { return tx.BeatRun(ctx, a.run.ID, a.d.now()) }); err != nil {
+				a.d.log().Warn("recording an agent's heartbeat", "run", a.run.ID, "err", err)
+			}
 			if !renewing {
 				continue
 			}
@@ -406,14 +411,16 @@ func (a *agent) stop(kind stopKind, why string) {
 	if a.stopped != stopNone {
 		return
 	}
+	if a.cmd != nil {
+		select {
+		case <-a.exited:
+			return // it ended on its own first: its own end is recorded
+		default:
+		}
+	}
 	a.stopped, a.why = kind, why
 	if a.cmd == nil {
 		return // not started: exec sees stopped and does not start it
-	}
-	select {
-	case <-a.exited:
-		return
-	default:
 	}
 	a.d.log().Info("stopping agent", "run", a.run.ID, "issue", a.item.ID, "why", why)
 	killGroup(a.cmd, false)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/worktree"
 )
 
 // Defaults of the [dispatch] table.
@@ -185,11 +187,43 @@ func Parse(path string, data []byte) (*Config, error) {
 	c := &f.Dispatch
 	c.Path = path
 	vs = append(vs, c.validate()...)
+	vs = append(vs, c.resolve(filepath.Dir(path))...)
 	if len(vs) > 0 {
 		return nil, configError(path, vs)
 	}
 	c.defaults()
 	return c, nil
+}
+
+// resolve makes a program given as a relative path (./scripts/agent.sh)
+// absolute, from the config file's directory: the agent runs in its
+// worktree, where the worker's own commits could otherwise put a program
+// of its choosing under that name. A program inside the worktrees' folder
+// is refused for the same reason. A bare name is looked up in PATH.
+func (c *Config) resolve(dir string) []Violation {
+	var vs []Violation
+	for _, name := range c.ProfileNames() {
+		p := c.Profiles[name]
+		if p == nil || len(p.Command) == 0 {
+			continue
+		}
+		prog := p.Command[0]
+		if !strings.ContainsRune(prog, '/') && !strings.ContainsRune(prog, filepath.Separator) {
+			continue
+		}
+		if !filepath.IsAbs(prog) {
+			abs, err := filepath.Abs(filepath.Join(dir, prog))
+			if err != nil {
+				continue
+			}
+			p.Command[0] = abs
+		}
+		if slices.Contains(strings.Split(filepath.ToSlash(p.Command[0]), "/"), worktree.DirName) {
+			vs = append(vs, Violation{Field: "profiles." + name + ".command", Rule: "program",
+				Message: fmt.Sprintf("the program %s is inside %s/, where agents write: give one outside the worktrees", prog, worktree.DirName)})
+		}
+	}
+	return vs
 }
 
 func (c *Config) defaults() {

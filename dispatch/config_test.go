@@ -32,6 +32,7 @@ func TestConfigErrors(t *testing.T) {
 		{"backoff order", "[dispatch]\nbackoff = \"1m\"\nmax_backoff = \"10s\"\n", "max_backoff", "range"},
 		{"profile name", "[dispatch.profiles.Worker]\ncommand = [\"x\"]\n", "profiles.Worker", "pattern"},
 		{"reserved env", "[dispatch.profiles.worker]\ncommand = [\"x\"]\nenv = { BATON_DB = \"other\" }\n", "profiles.worker.env", "reserved"},
+		{"program in a worktree", "[dispatch.profiles.worker]\ncommand = [\"/repo/.symphony-workspaces/SYM-1/agent.sh\"]\n", "profiles.worker.command", "program"},
 		{"env name", "[dispatch.profiles.worker]\ncommand = [\"x\"]\nenv = { \"A-B\" = \"1\" }\n", "profiles.worker.env", "pattern"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,6 +88,22 @@ timeout = "90s"
 	}
 }
 
+// TestProgramPaths: a relative program is the config file's neighbour, not
+// the worktree's; a bare name stays for PATH.
+func TestProgramPaths(t *testing.T) {
+	c, err := Parse("/etc/team/baton.toml", []byte("[dispatch.profiles.worker]\ncommand = [\"./scripts/agent.sh\", \"{prompt}\"]\n"+
+		"[dispatch.profiles.judge]\ncommand = [\"claude\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Profiles["worker"].Command[0]; got != "/etc/team/scripts/agent.sh" {
+		t.Errorf("worker program %q", got)
+	}
+	if got := c.Profiles["judge"].Command[0]; got != "claude" {
+		t.Errorf("judge program %q", got)
+	}
+}
+
 // TestBackoff: 10 s doubling per failure, capped at 5 min.
 func TestBackoff(t *testing.T) {
 	c, _ := Parse("baton.toml", nil)
@@ -133,9 +150,9 @@ func TestDocumentedExamples(t *testing.T) {
 			programs = append(programs, p.Command[0])
 		}
 	}
-	for _, want := range []string{"claude", "codex", "./scripts/agent.sh"} {
-		if !slices.Contains(programs, want) {
-			t.Errorf("no %s example", want)
+	for _, want := range []string{"claude", "codex", "scripts/agent.sh"} {
+		if !slices.ContainsFunc(programs, func(p string) bool { return p == want || strings.HasSuffix(p, "/"+want) }) {
+			t.Errorf("no %s example in %v", want, programs)
 		}
 	}
 }

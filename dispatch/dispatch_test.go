@@ -2,7 +2,9 @@ package dispatch_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -215,6 +217,76 @@ command = ["AGENT", "-mode", "crash"]
 	f.view(func(tx baton.Tx) (err error) { cl, err = tx.ClaimOf(f.ctx, id); return err })
 	if cl != nil {
 		t.Errorf("claim left: %+v", cl)
+	}
+}
+
+// TestNothingHandedIn: an agent that exits 0 having handed nothing in
+// (it gave the item back, or only talked) failed its run: the item is
+// retried after a backoff, not taken again at once.
+func TestNothingHandedIn(t *testing.T) {
+	f := newFixture(t, `
+[dispatch.profiles.worker]
+command = ["AGENT", "-mode", "giveup", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
+[dispatch.profiles.planner]
+command = ["AGENT", "-mode", "idle", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
+`)
+	back, idle := f.item("Given back"), f.item("Talked only", baton.PhaseGrooming.Label())
+	_, fin := f.once(f.d)
+	got := byItem(fin)
+	for _, id := range []string{back, idle} {
+		fi := got[id]
+		if fi == nil || fi.Status != baton.RunFailed || !strings.Contains(fi.Error, "without handing its work in") || fi.RetryAt == "" ||
+			fi.ExitCode == nil || *fi.ExitCode != 0 {
+			t.Errorf("%s: %+v", id, fi)
+		}
+	}
+	if r, _ := f.once(f.d); len(r.Started) != 0 {
+		t.Errorf("taken again before the backoff: %+v", r.Started)
+	}
+}
+
+// TestCommandCannotStart: a command that does not exist fails the run
+// without counting an attempt against the item; the profile is set aside
+// (its work waits, saying why) and the human is told once.
+func TestCommandCannotStart(t *testing.T) {
+	f := newFixture(t, `
+[dispatch.profiles.worker]
+command = ["/nonexistent/agent", "{prompt}"]
+`)
+	a, b := f.item("One"), f.item("Two")
+	_, fin := f.once(f.d)
+	if len(fin) != 2 {
+		t.Fatalf("finished: %+v", fin)
+	}
+	for _, fi := range fin {
+		if fi.Status != baton.RunFailed || !strings.Contains(fi.Error, "[dispatch.profiles.worker] command cannot start /nonexistent/agent") ||
+			!strings.Contains(fi.Error, "fix command in [dispatch.profiles.worker] of baton.toml") || fi.RetryAt != "" || fi.Blocked {
+			t.Errorf("run: %+v", fi)
+		}
+	}
+	var retries []*baton.DispatchRetry
+	f.view(func(tx baton.Tx) (err error) { retries, err = tx.DispatchRetries(f.ctx, project); return err })
+	if len(retries) != 0 {
+		t.Errorf("attempts counted: %+v", retries)
+	}
+	for _, id := range []string{a, b} {
+		if it := f.get(id); it.Status != baton.StatusTodo {
+			t.Errorf("%s is %s", id, it.Status)
+		}
+	}
+	r, err := f.d.Tick(f.ctx, true)
+	if err != nil || len(r.Started) != 0 || !slices.ContainsFunc(r.Skipped, func(s dispatch.Skip) bool {
+		return strings.Contains(s.Reason, "command cannot start")
+	}) {
+		t.Errorf("the profile was not set aside: %+v %v", r, err)
+	}
+	var msgs []*baton.Message
+	f.update(func(tx baton.Tx) (err error) {
+		msgs, err = tx.ReadMessages(f.ctx, baton.User, baton.MessageFilter{To: baton.User})
+		return err
+	})
+	if len(msgs) != 1 || msgs[0].ThreadID != "dispatch-config" || !strings.Contains(msgs[0].Body, "cannot start worker agents") {
+		t.Errorf("messages: %+v", msgs)
 	}
 }
 
@@ -443,32 +515,71 @@ func TestDryRun(t *testing.T) {
 	_ = research
 }
 
-// TestReconcileDeadDispatcher: a run left running by a dispatcher that died
-// on this host is ended as failed by the next tick, and counts as an attempt.
+// TestReconcileDeadDispatcher: runs nobody looks after any more are ended
+// as failed by the next tick and count as attempts, their claims released
+// with a fence: a run of a dispatcher of this host whose process is gone,
+// and a run of another host whose heartbeat is stale. A live run of
+// another host, and a run of this host's live dispatcher, are left alone.
 func TestReconcileDeadDispatcher(t *testing.T) {
 	f := newFixture(t, workers)
-	id := f.item("Orphaned")
+	dead, stale, live, sibling := f.item("Dead here"), f.item("Stale elsewhere"), f.item("Live elsewhere"), f.item("Live here")
+	host, _ := os.Hostname() // the fixture's Host "" is os.Hostname
+	// A pid that is gone: a process that has ended.
+	gonePID := exec.Command("true")
+	if err := gonePID.Run(); err != nil {
+		t.Fatal(err)
+	}
 	now := time.Now()
-	// The dead dispatcher ran on this host (the fixture's Host "" is os.Hostname).
-	host, _ := os.Hostname()
-	f.update(func(tx baton.Tx) error {
-		if _, err := tx.Claim(f.ctx, id, "worker-dead", time.Hour, now); err != nil {
-			return err
-		}
-		return tx.CreateRun(f.ctx, &baton.Run{ItemID: id, Agent: "worker-dead", Status: baton.RunRunning, Profile: "worker",
-			Attempt: 1, Host: host, Dispatcher: "gone:1:dead", StartedAt: now}, nil)
-	})
+	for _, r := range []struct {
+		item, host, dispatcher string
+		beat                   time.Time
+	}{
+		{dead, host, fmt.Sprintf("%s:%d:dead", host, gonePID.Process.Pid), now},
+		{stale, "elsewhere", "elsewhere:77:old", now.Add(-time.Hour)},
+		{live, "elsewhere", "elsewhere:77:new", now},
+		{sibling, host, fmt.Sprintf("%s:%d:sibling", host, os.Getpid()), now}, // another dispatcher of this live process
+	} {
+		f.update(func(tx baton.Tx) error {
+			if _, err := tx.Claim(f.ctx, r.item, "worker-"+r.item, time.Hour, now); err != nil {
+				return err
+			}
+			return tx.CreateRun(f.ctx, &baton.Run{ItemID: r.item, Agent: "worker-" + r.item, Status: baton.RunRunning, Profile: "worker",
+				Attempt: 1, Host: r.host, Dispatcher: r.dispatcher, StartedAt: r.beat, HeartbeatAt: r.beat}, nil)
+		})
+	}
 	r, err := f.d.Tick(f.ctx, true)
 	if err != nil || len(r.Reconciled) != 0 {
 		t.Fatalf("a dry tick reconciled: %+v %v", r, err)
 	}
+	f.d.Config.MaxAgents = 0 // start nothing: only reconcile
 	r, err = f.d.Tick(f.ctx, false)
-	f.d.Shutdown(f.ctx)
-	if err != nil || len(r.Reconciled) != 1 || !strings.Contains(r.Reconciled[0].Error, "gone:1:dead") || r.Reconciled[0].RetryAt == "" {
+	if err != nil || len(r.Reconciled) != 2 {
 		t.Fatalf("reconciled: %+v %v", r, err)
 	}
-	if rs := f.runs(id); rs[len(rs)-1].Status != baton.RunFailed {
-		t.Errorf("the dead run is %s", rs[len(rs)-1].Status)
+	got := byItem(r.Reconciled)
+	if fi := got[dead]; fi == nil || !strings.Contains(fi.Error, "stopped while it ran") || fi.RetryAt == "" {
+		t.Errorf("dead: %+v", fi)
+	}
+	if fi := got[stale]; fi == nil || !strings.Contains(fi.Error, "has not looked after it for 1h") || fi.RetryAt == "" {
+		t.Errorf("stale: %+v", fi)
+	}
+	for _, id := range []string{dead, stale} {
+		if rs := f.runs(id); rs[0].Status != baton.RunFailed {
+			t.Errorf("%s: the orphaned run is %s", id, rs[0].Status)
+		}
+		// The holder is fenced: an agent still at work cannot write.
+		err := f.k.Store.Update(f.ctx, func(tx baton.Tx) error {
+			_, err := tx.RenewClaim(f.ctx, id, "worker-"+id, time.Now())
+			return err
+		})
+		if e := baton.AsError(err); e == nil || e.Code != baton.ErrClaimed || e.Details["fenced"] != true {
+			t.Errorf("%s: the orphan's renewal: %v", id, err)
+		}
+	}
+	for _, id := range []string{live, sibling} {
+		if rs := f.runs(id); rs[0].Status != baton.RunRunning {
+			t.Errorf("%s: a live run was ended: %+v", id, rs[0])
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/phases"
 	"github.com/baton-dev/baton/review"
+	"github.com/baton-dev/baton/worktree"
 )
 
 // Agent is who the dispatcher acts as in the action log, events and its
@@ -62,13 +64,16 @@ type Dispatcher struct {
 	id      string // host:pid:random, in every run it starts
 	initErr error
 	once    sync.Once
-	dir     string // the runs' files (prompt, MCP config, scope)
+	gitMu   sync.Mutex // git worktree commands of one repository must not interleave
 
-	mu      sync.Mutex
-	running map[string]*agent // by run id
-	wg      sync.WaitGroup
-	done    chan *Finished // an agent ended: refill its slot now
-	closed  bool
+	mu       sync.Mutex
+	dir      string            // the runs' files (prompt, MCP config, scope); made on the first start
+	running  map[string]*agent // by run id
+	finished []*Finished       // ended and not yet taken (Once reports them)
+	broken   map[string]string // profiles whose command cannot start, and why
+	closed   bool
+	wg       sync.WaitGroup
+	wake     chan struct{} // an agent ended: refill its slot now
 }
 
 // init sets what the zero value lacks; it runs once.
@@ -81,8 +86,8 @@ func (d *Dispatcher) init() error {
 			}
 		}
 		d.id = fmt.Sprintf("%s:%d:%s", d.Host, os.Getpid(), randomHex(4))
-		d.running = map[string]*agent{}
-		d.done = make(chan *Finished, 64)
+		d.running, d.broken = map[string]*agent{}, map[string]string{}
+		d.wake = make(chan struct{}, 1)
 		if len(d.Baton) == 0 {
 			exe, err := os.Executable()
 			if err != nil {
@@ -91,14 +96,61 @@ func (d *Dispatcher) init() error {
 			}
 			d.Baton = []string{exe}
 		}
-		dir, err := os.MkdirTemp("", "baton-dispatch-")
-		if err != nil {
-			d.initErr = fmt.Errorf("making the dispatcher's directory: %w", err)
-			return
-		}
-		d.dir = dir
 	})
 	return d.initErr
+}
+
+// runDir makes (once) and returns the directory of the run's files.
+func (d *Dispatcher) runDir(runID string) (string, error) {
+	d.mu.Lock()
+	if d.dir == "" {
+		dir, err := os.MkdirTemp("", "baton-dispatch-")
+		if err != nil {
+			d.mu.Unlock()
+			return "", fmt.Errorf("making the dispatcher's directory: %w", err)
+		}
+		d.dir = dir
+	}
+	dir := filepath.Join(d.dir, worktree.Sanitize(runID))
+	d.mu.Unlock()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("making the run's directory: %w", err)
+	}
+	return dir, nil
+}
+
+// cleanup removes the runs' directory once no agent runs.
+func (d *Dispatcher) cleanup() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.running) == 0 && d.dir != "" {
+		_ = os.RemoveAll(d.dir)
+		d.dir = ""
+	}
+}
+
+// ended takes a finished run out of the running set and keeps its report,
+// in one step: whoever sees nothing running finds every report.
+func (d *Dispatcher) ended(runID string, f *Finished) {
+	d.mu.Lock()
+	delete(d.running, runID)
+	if f != nil {
+		d.finished = append(d.finished, f)
+	}
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the runs ended since the last take, and how many still run.
+func (d *Dispatcher) take() ([]*Finished, int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.finished
+	d.finished = nil
+	return out, len(d.running)
 }
 
 // ID is the dispatcher's identity in the runs it starts: host:pid:random.
@@ -234,7 +286,7 @@ func (d *Dispatcher) projects(ctx context.Context) ([]*baton.Project, error) {
 		for _, slug := range d.Projects {
 			if !slices.ContainsFunc(ps, func(p *baton.Project) bool { return p.Slug == slug }) {
 				return baton.Errorf(baton.ErrNotFound, "no project %q", slug).WithDetails("project", slug).
-					WithHint("baton projects lists them")
+					WithHint("baton project list shows the projects")
 			}
 		}
 		for _, p := range ps {
@@ -274,7 +326,6 @@ type claimed struct {
 // each claim: the claims and their runs are written in one transaction.
 func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *TickReport) error {
 	used, byProfile := d.slots(p.Slug)
-	free := d.Config.MaxAgents - used
 	root := ""
 	if d.Repo != nil {
 		root = d.Repo(p)
@@ -295,6 +346,7 @@ func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *Ti
 	var skipped []Skip
 	err := d.Store.Update(ctx, func(tx baton.Tx) error {
 		got, skipped = got[:0], skipped[:0]
+		free := d.Config.MaxAgents - used // inside: a retried transaction starts over
 		retries, err := tx.DispatchRetries(ctx, p.Slug)
 		if err != nil {
 			return err
@@ -310,9 +362,14 @@ func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *Ti
 		taken := map[string]int{}
 		room := func(profile string) (*Profile, string) {
 			prof := d.Config.Profiles[profile]
+			d.mu.Lock()
+			broken := d.broken[profile]
+			d.mu.Unlock()
 			switch {
 			case prof == nil:
 				return nil, fmt.Sprintf("no [dispatch.profiles.%s] command in %s", profile, d.Config.Path)
+			case broken != "":
+				return nil, broken
 			case free <= 0:
 				return nil, fmt.Sprintf("all %d slots of the project are busy", d.Config.MaxAgents)
 			case byProfile[profile]+taken[profile] >= prof.MaxAgents:
@@ -335,7 +392,7 @@ func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *Ti
 				return err
 			}
 			c.start.RunID = c.run.ID
-			st, err := snap(ctx, tx, c.item.ID, c.start.Agent)
+			st, err := snap(ctx, tx, c.item.ID)
 			if err != nil {
 				return err
 			}
@@ -559,7 +616,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			d.Shutdown(context.WithoutCancel(ctx))
 			return nil
 		case <-t.C:
-		case <-d.done:
+		case <-d.wake:
+			d.take() // recorded in the store; nobody waits for the reports here
 		}
 	}
 }
@@ -570,39 +628,34 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 func (d *Dispatcher) Once(ctx context.Context) (*TickReport, []*Finished, error) {
 	r, err := d.Tick(ctx, false)
 	if err != nil {
-		return r, nil, err
+		// Agents started for the projects ticked before the error stop
+		// with the command.
+		d.Shutdown(context.WithoutCancel(ctx))
+		fin, _ := d.take()
+		return r, fin, err
 	}
 	var out []*Finished
-	for d.Running() > 0 {
+	for {
+		fin, n := d.take()
+		out = append(out, fin...)
+		if n == 0 {
+			break
+		}
 		select {
-		case f := <-d.done:
-			out = append(out, f)
+		case <-d.wake:
 		case <-ctx.Done():
 			d.Shutdown(context.WithoutCancel(ctx))
-			out = append(out, d.drain()...)
-			return r, out, ctx.Err()
+			fin, _ := d.take()
+			return r, append(out, fin...), ctx.Err()
 		}
 	}
-	out = append(out, d.drain()...)
+	d.cleanup()
 	if d.Phases != nil {
 		if _, err := d.Phases.Once(ctx); err != nil {
 			r.Errors = append(r.Errors, "phase tick: "+err.Error())
 		}
 	}
 	return r, out, nil
-}
-
-// drain takes the finished runs not read yet.
-func (d *Dispatcher) drain() []*Finished {
-	var out []*Finished
-	for {
-		select {
-		case f := <-d.done:
-			out = append(out, f)
-		default:
-			return out
-		}
-	}
 }
 
 // Shutdown stops every running agent (SIGTERM to its process group, then
@@ -621,7 +674,5 @@ func (d *Dispatcher) Shutdown(ctx context.Context) {
 		a.stop(stopShutdown, "the dispatcher was stopped")
 	}
 	d.wg.Wait()
-	if d.dir != "" {
-		_ = os.RemoveAll(d.dir)
-	}
+	d.cleanup()
 }

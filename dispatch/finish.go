@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -13,90 +11,11 @@ import (
 	"github.com/baton-dev/baton/orchestrator"
 )
 
-// message is what an error says, without a structured error's code.
-func message(err error) string {
-	var e *baton.Error
-	if errors.As(err, &e) {
-		return e.Message
-	}
-	return err.Error()
-}
-
-// snapshot is what of an item changes when an agent does its work: a run
-// that exits 0 without changing any of it produced nothing (Symphony
-// retries a run "without producing work" like a failed one).
-type snapshot struct {
-	Status   baton.Status
-	Labels   string
-	Findings int    // phase claims and verdicts (complete_phase, approve_phase, reject_phase)
-	PR       string // the latest PR's id and status
-}
-
-func snap(ctx context.Context, tx baton.Tx, itemID, holder string) (snapshot, error) {
-	it, err := tx.Item(ctx, itemID)
-	if err != nil {
-		return snapshot{}, err
-	}
-	fs, err := tx.Findings(ctx, itemID, 0)
-	if err != nil {
-		return snapshot{}, err
-	}
-	labels := slices.Clone(it.Labels)
-	slices.Sort(labels)
-	s := snapshot{Status: it.Status, Labels: strings.Join(labels, ",")}
-	for _, f := range fs {
-		// Only the findings that hand work in count: an agent that adds
-		// notes and exits has not finished.
-		if f.Category == baton.CategoryPhaseCompletion || f.Category == baton.CategoryPhaseVerdict {
-			s.Findings++
-		}
-	}
-	pr, err := latestPR(ctx, tx, itemID)
-	if err != nil {
-		return snapshot{}, err
-	}
-	if pr != nil {
-		s.PR = pr.ID + ":" + string(pr.Status)
-	}
-	return s, nil
-}
-
-// outcome decides how a run ended: the dispatcher's own stop first, then
-// the process's exit code, then the stream's result line, then whether the
-// item changed at all.
-func (a *agent) outcome(ctx context.Context, tx baton.Tx, stopped stopKind, stopWhy string, startErr error, code *int) (status, why string, err error) {
-	res := a.parser.Run()
-	switch {
-	case stopped == stopTimeout:
-		return baton.RunTimedOut, stopWhy, nil
-	case stopped != stopNone:
-		return baton.RunCancelled, stopWhy, nil
-	case startErr != nil:
-		return baton.RunFailed, message(startErr), nil
-	case code == nil:
-		return baton.RunFailed, "the agent did not start", nil
-	case *code != 0:
-		why := fmt.Sprintf("the agent exited with status %d", *code)
-		if l := a.stderr.LastLine(); l != "" {
-			why += ": " + l
-		}
-		return baton.RunFailed, why, nil
-	case a.parser.SawResult && res.Status != baton.RunSucceeded:
-		return baton.RunFailed, res.Error, nil
-	}
-	now, err := snap(ctx, tx, a.item.ID, a.start.Agent)
-	if err != nil {
-		return "", "", err
-	}
-	if now == a.state {
-		return baton.RunFailed, fmt.Sprintf("the agent exited without finishing its work: %s is still %s with nothing recorded", a.item.ID, now.Status), nil
-	}
-	return baton.RunSucceeded, "", nil
-}
-
-// finish records the run's end in one transaction: its outcome, its
-// remaining events and output, the claim given back, and the retry, or
-// the block and message to the human once retries are used up.
+// finish records the run's end: its outcome, its remaining events and
+// output, the claim given back, and the retry, or the block and message to
+// the human once retries are used up. The transaction is tried again on a
+// transient failure; if it cannot go through, a smaller one still ends the
+// run and gives the claim back, so no run stays running for nobody.
 func (a *agent) finish(ctx context.Context, startErr error, code *int) *Finished {
 	a.mu.Lock()
 	evs := a.pending
@@ -107,38 +26,66 @@ func (a *agent) finish(ctx context.Context, startErr error, code *int) *Finished
 	res := a.parser.Run()
 	f := &Finished{RunID: a.run.ID, Item: a.item.ID, Project: a.item.Project, Profile: a.profile.Name, Agent: a.start.Agent,
 		Attempt: a.start.Attempt, ExitCode: code, Worktree: a.run.Worktree}
-	err := a.d.Store.Update(ctx, func(tx baton.Tx) error {
-		status, why, err := a.outcome(ctx, tx, stopped, stopWhy, startErr, code)
-		if err != nil {
-			return err
+	// A command that cannot start at all is the configuration's fault:
+	// no attempt is counted against the item, the profile is set aside
+	// and the human told once.
+	var se *startError
+	count := stopped != stopShutdown
+	broken := errors.As(startErr, &se) && se.misconfigured()
+	if broken {
+		count = false
+	}
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 500 * time.Millisecond)
 		}
-		if len(evs) > 0 {
-			if err := tx.AppendRunEvents(ctx, a.run.ID, evs); err != nil {
+		err = a.d.Store.Update(ctx, func(tx baton.Tx) error {
+			status, why, err := a.outcome(ctx, tx, stopped, stopWhy, startErr, code)
+			if err != nil {
 				return err
 			}
+			if len(evs) > 0 {
+				if err := tx.AppendRunEvents(ctx, a.run.ID, evs); err != nil {
+					return err
+				}
+			}
+			r := *a.run
+			r.Status, r.Error, r.ExitCode, r.EndedAt = status, clip(why, 4000), code, now
+			r.CostUSD, r.NumTurns, r.Model = res.CostUSD, res.NumTurns, res.Model
+			r.DurationMS = now.Sub(a.run.StartedAt).Milliseconds()
+			if err := tx.FinishRun(ctx, &r); err != nil {
+				return err
+			}
+			out, outDropped := a.stdout.String()
+			errOut, errDropped := a.stderr.String()
+			if err := tx.SetRunOutput(ctx, a.run.ID, baton.RunOutput{Stdout: out, Stderr: errOut,
+				StdoutDropped: outDropped, StderrDropped: errDropped}); err != nil {
+				return err
+			}
+			f.Status, f.Error, f.DurationMS, f.CostUSD = status, r.Error, r.DurationMS, r.CostUSD
+			f.RetryAt, f.Blocked, f.MessageID = "", false, ""
+			if broken {
+				if err := a.d.setAside(ctx, tx, se, a.item.Project, now); err != nil {
+					return err
+				}
+			}
+			return a.d.settle(ctx, tx, f, count, false, now)
+		})
+		if err == nil || baton.ErrorCode(err) == baton.ErrConflict || ctx.Err() != nil {
+			break
 		}
-		r := *a.run
-		r.Status, r.Error, r.ExitCode, r.EndedAt = status, clip(why, 4000), code, now
-		r.CostUSD, r.NumTurns, r.Model = res.CostUSD, res.NumTurns, res.Model
-		r.DurationMS = now.Sub(a.run.StartedAt).Milliseconds()
-		if err := tx.FinishRun(ctx, &r); err != nil {
-			return err
-		}
-		out, outDropped := a.stdout.String()
-		errOut, errDropped := a.stderr.String()
-		if err := tx.SetRunOutput(ctx, a.run.ID, baton.RunOutput{Stdout: out, Stderr: errOut,
-			StdoutDropped: outDropped, StderrDropped: errDropped}); err != nil {
-			return err
-		}
-		f.Status, f.Error, f.DurationMS, f.CostUSD = status, r.Error, r.DurationMS, r.CostUSD
-		f.RetryAt, f.Blocked, f.MessageID = "", false, ""
-		return a.d.settle(ctx, tx, f, stopped == stopShutdown, now)
-	})
+	}
+	if broken {
+		a.d.mu.Lock()
+		a.d.broken[se.profile] = se.Error() + "; " + se.hint()
+		a.d.mu.Unlock()
+	}
 	if err != nil {
 		a.d.log().Error("recording the end of a run", "run", a.run.ID, "issue", a.item.ID, "err", err)
 		f.Warnings = append(f.Warnings, "recording the run's end failed: "+message(err))
-		if f.Status == "" {
-			f.Status = baton.RunFailed
+		if baton.ErrorCode(err) != baton.ErrConflict {
+			a.endBare(ctx, f, now)
 		}
 	}
 	if a.d.Bus != nil {
@@ -149,11 +96,44 @@ func (a *agent) finish(ctx context.Context, startErr error, code *int) *Finished
 	return f
 }
 
+// endBare ends the run as failed and gives the claim back, with nothing
+// else that could stop it from going through.
+func (a *agent) endBare(ctx context.Context, f *Finished, now time.Time) {
+	f.Status = baton.RunFailed
+	if f.Error == "" {
+		f.Error = "the dispatcher could not record how the run ended"
+	}
+	err := a.d.Store.Update(ctx, func(tx baton.Tx) error {
+		r := *a.run
+		r.Status, r.Error, r.ExitCode, r.EndedAt = f.Status, f.Error, f.ExitCode, now
+		r.DurationMS = now.Sub(a.run.StartedAt).Milliseconds()
+		if err := tx.FinishRun(ctx, &r); err != nil {
+			return err
+		}
+		if err := tx.ReleaseClaim(ctx, f.Item, f.Agent, now); err != nil && !gone(err) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		a.d.log().Error("ending a run", "run", a.run.ID, "err", err)
+	}
+}
+
+// gone reports a claim error that means the claim is not the holder's to
+// give back: given back already, or someone else's now.
+func gone(err error) bool {
+	c := baton.ErrorCode(err)
+	return c == baton.ErrNotFound || c == baton.ErrClaimed
+}
+
 // settle is what follows a run's end, whoever ends it: its claim goes
-// back; success forgets the item's failures; a shutdown counts nothing;
-// any other end is a failed attempt, retried after a backoff, and after
-// max_retries retries the item is blocked and the human told.
-func (d *Dispatcher) settle(ctx context.Context, tx baton.Tx, f *Finished, shutdown bool, now time.Time) error {
+// back (fenced, when the holder may still be at work: reconcile);
+// success forgets the item's failures; count false (a shutdown, a command
+// that cannot start) counts nothing; any other end is a failed attempt,
+// retried after a backoff, and after max_retries retries the item is
+// blocked and the human told.
+func (d *Dispatcher) settle(ctx context.Context, tx baton.Tx, f *Finished, count, fence bool, now time.Time) error {
 	keep := false
 	if f.Status == baton.RunSucceeded {
 		// A phase claim the tick has not processed yet keeps the item
@@ -164,14 +144,21 @@ func (d *Dispatcher) settle(ctx context.Context, tx baton.Tx, f *Finished, shutd
 			return err
 		}
 	}
-	if !keep {
-		if err := tx.ReleaseClaim(ctx, f.Item, f.Agent, now); err != nil {
-			switch baton.ErrorCode(err) {
-			case baton.ErrNotFound, baton.ErrClaimed:
-				// Given back already, or someone else's now.
-			default:
+	switch {
+	case keep:
+	case fence:
+		cl, err := tx.ClaimOf(ctx, f.Item)
+		if err != nil {
+			return err
+		}
+		if cl != nil && cl.Holder == f.Agent {
+			if _, err := tx.ForceReleaseClaim(ctx, f.Item, Agent, now); err != nil && !gone(err) {
 				return err
 			}
+		}
+	default:
+		if err := tx.ReleaseClaim(ctx, f.Item, f.Agent, now); err != nil && !gone(err) {
+			return err
 		}
 	}
 	switch {
@@ -179,7 +166,7 @@ func (d *Dispatcher) settle(ctx context.Context, tx baton.Tx, f *Finished, shutd
 		if err := tx.ClearDispatchRetry(ctx, f.Item); err != nil {
 			return err
 		}
-	case shutdown:
+	case !count:
 	default:
 		if err := d.failed(ctx, tx, f, now); err != nil {
 			return err
@@ -240,6 +227,23 @@ func (d *Dispatcher) failed(ctx context.Context, tx baton.Tx, f *Finished, now t
 	return tx.ClearDispatchRetry(ctx, f.Item)
 }
 
+// setAside tells the human, once per dispatcher and profile, that the
+// profile's command cannot start; finish then sets the profile aside
+// until the dispatcher restarts.
+func (d *Dispatcher) setAside(ctx context.Context, tx baton.Tx, se *startError, project string, now time.Time) error {
+	d.mu.Lock()
+	_, told := d.broken[se.profile]
+	d.mu.Unlock()
+	if told {
+		return nil
+	}
+	msg := &baton.Message{Project: project, AgentID: Agent, Recipient: baton.User, Role: baton.RoleAgent,
+		Body: clip(fmt.Sprintf("baton dispatch cannot start %s agents: %s. No %s work is dispatched until you %s.",
+			se.profile, se.Error(), se.profile, se.hint()), 8000),
+		ThreadID: "dispatch-config", EventType: "blocker", CreatedAt: now}
+	return tx.SendMessage(ctx, msg)
+}
+
 // record appends an action and an event for the dispatcher's own change,
 // in its transaction, as every tool call's pipeline does.
 func (d *Dispatcher) record(ctx context.Context, tx baton.Tx, tool, event, project, subject string, in, out any, at time.Time) error {
@@ -261,68 +265,6 @@ func (d *Dispatcher) record(ctx context.Context, tx baton.Tx, tool, event, proje
 	}
 	return tx.AppendEvent(ctx, &baton.Event{Project: project, Type: event, Subject: subject, Agent: Agent, Data: data, At: at})
 }
-
-// reconcile ends the project's running runs whose dispatcher is gone: on
-// this host, any run not this dispatcher's (one dispatcher per project per
-// host holds the lock, so its owner died), with its process group killed
-// if it still runs; on another host, a run whose lease has lapsed.
-func (d *Dispatcher) reconcile(ctx context.Context, p *baton.Project) ([]*Finished, error) {
-	var rs []*baton.Run
-	if err := d.Store.View(ctx, func(tx baton.Tx) error {
-		var err error
-		rs, err = tx.ListRuns(ctx, baton.RunFilter{Project: p.Slug, Status: baton.RunRunning, Limit: 500})
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	var out []*Finished
-	for _, r := range rs {
-		if r.Dispatcher == "" || r.Dispatcher == d.id {
-			continue // an ingested run, or one of ours
-		}
-		now := d.now()
-		f := &Finished{RunID: r.ID, Item: r.ItemID, Project: p.Slug, Profile: r.Profile, Agent: r.Agent, Attempt: r.Attempt,
-			Status: baton.RunFailed, Worktree: r.Worktree}
-		err := d.Store.Update(ctx, func(tx baton.Tx) error {
-			if r.Host == d.Host {
-				f.Error = fmt.Sprintf("its dispatcher (%s) stopped while it ran", r.Dispatcher)
-			} else {
-				cl, err := tx.ClaimOf(ctx, r.ItemID)
-				if err != nil {
-					return err
-				}
-				if (cl != nil && cl.Holder == r.Agent && cl.Active(now)) || now.Sub(r.StartedAt) < d.Config.Lease.Duration {
-					return errSkip // alive, or too young to judge
-				}
-				f.Error = fmt.Sprintf("its dispatcher on %s stopped renewing its lease", r.Host)
-			}
-			done := *r
-			done.Status, done.Error, done.EndedAt = f.Status, f.Error, now
-			done.DurationMS = now.Sub(r.StartedAt).Milliseconds()
-			if err := tx.FinishRun(ctx, &done); err != nil {
-				return err
-			}
-			f.DurationMS = done.DurationMS
-			return d.settle(ctx, tx, f, false, now)
-		})
-		switch {
-		case errors.Is(err, errSkip):
-			continue
-		case baton.ErrorCode(err) == baton.ErrConflict:
-			continue // its dispatcher ended it a moment ago
-		case err != nil:
-			return out, err
-		}
-		if r.Host == d.Host && r.PID > 0 {
-			killOrphan(r.PID, r.ID)
-		}
-		d.log().Warn("ended the run of a stopped dispatcher", "run", r.ID, "issue", r.ItemID, "dispatcher", r.Dispatcher)
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-var errSkip = errors.New("skip")
 
 // clip cuts s to at most n bytes, on a rune boundary.
 func clip(s string, n int) string {

@@ -34,7 +34,9 @@ func Acquire(path, project string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("making the lock's directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Not through a symlink: someone else's link would have the lock's
+	// truncate and write land in a file of theirs choosing.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening the dispatcher's lock file: %w", err)
 	}

@@ -15,3 +15,7 @@ func unlockFile(f *os.File) error {
 	ol := new(windows.Overlapped)
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 }
+
+// noFollow is not needed on Windows, where creating symlinks takes a
+// privilege.
+const noFollow = 0

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -47,15 +49,55 @@ func exitCode(cmd *exec.Cmd, err error) int {
 	return cmd.ProcessState.ExitCode()
 }
 
-// killOrphan kills the process group of an agent left running by a
-// dispatcher that died, once it is sure the process is that agent: its
-// environment names the run (pids are reused). Where /proc is not there
-// to tell, the process is left alone; its lease is gone, so its writes
-// are refused anyway.
-func killOrphan(pid int, runID string) {
-	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	if err != nil || !bytes.Contains(env, []byte("\x00BATON_RUN_ID="+runID+"\x00")) {
+// killOrphan kills what is left of an agent whose dispatcher died: the
+// processes of its group (the agent itself may be gone, killed by its
+// parent-death signal, while what it started lives on). It kills them only
+// once one of them is sure to be the run's: its environment names the run
+// (pids are reused). Where /proc is not there to tell, they are left alone;
+// their claim is gone and fenced, so their writes are refused anyway.
+func killOrphan(pgid int, runID string) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
 		return
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	marker := []byte("\x00BATON_RUN_ID=" + runID + "\x00")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || processGroup(pid) != pgid {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil && bytes.Contains(append([]byte{0}, env...), marker) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return
+		}
+	}
+}
+
+// processGroup is a process's group id from /proc/PID/stat, -1 when unknown.
+func processGroup(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 3 {
+		return -1
+	}
+	g, err := strconv.Atoi(fields[2])
+	if err != nil {
+		return -1
+	}
+	return g
+}
+
+// processAlive reports whether a process with the pid exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

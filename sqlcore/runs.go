@@ -15,19 +15,20 @@ import (
 
 // runColumns are the columns scanRun reads, in its order, of runs read as r.
 const runColumns = `r.id, r.item_id, r.agent, r.status, r.error, r.cost_usd, r.duration_ms, r.num_turns, r.model,
-	r.started_at, r.ended_at, r.event_count, r.profile, r.attempt, r.worktree, r.host, r.pid, r.exit_code, r.dispatcher`
+	r.started_at, r.ended_at, r.event_count, r.profile, r.attempt, r.worktree, r.host, r.pid, r.exit_code, r.dispatcher,
+	r.heartbeat_at`
 
 // scanRun reads runColumns.
 func scanRun(sc interface{ Scan(...any) error }) (*baton.Run, error) {
 	var r baton.Run
-	var started, ended int64
+	var started, ended, beat int64
 	var exit sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.ItemID, &r.Agent, &r.Status, &r.Error, &r.CostUSD, &r.DurationMS, &r.NumTurns,
 		&r.Model, &started, &ended, &r.EventCount, &r.Profile, &r.Attempt, &r.Worktree, &r.Host, &r.PID, &exit,
-		&r.Dispatcher); err != nil {
+		&r.Dispatcher, &beat); err != nil {
 		return nil, err
 	}
-	r.StartedAt, r.EndedAt = FromMS(started), fromOptMS(ended)
+	r.StartedAt, r.EndedAt, r.HeartbeatAt = FromMS(started), fromOptMS(ended), fromOptMS(beat)
 	if exit.Valid {
 		code := int(exit.Int64)
 		r.ExitCode = &code
@@ -134,11 +135,11 @@ func (t *Tx) CreateRun(ctx context.Context, r *baton.Run, events []baton.RunEven
 	// from, and PostgreSQL would otherwise abort the transaction.
 	err := t.D.Attempt(ctx, func() error {
 		_, err := t.Q.ExecContext(ctx, `INSERT INTO runs (id, item_id, agent, status, error, cost_usd, duration_ms, num_turns,
-			model, started_at, ended_at, event_count, profile, attempt, worktree, host, pid, exit_code, dispatcher)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			model, started_at, ended_at, event_count, profile, attempt, worktree, host, pid, exit_code, dispatcher, heartbeat_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.ItemID, r.Agent, r.Status, storedText(r.Error), r.CostUSD, r.DurationMS, r.NumTurns, r.Model,
 			MS(r.StartedAt), optMS(r.EndedAt), r.EventCount, r.Profile, r.Attempt, r.Worktree, r.Host, r.PID, r.ExitCode,
-			r.Dispatcher)
+			r.Dispatcher, optMS(r.HeartbeatAt))
 		return err
 	})
 	if t.D.IsUnique(err) {
@@ -477,12 +478,26 @@ func (t *Tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.Run
 // its agent has started: a dispatcher that restarts after a crash finds
 // the process it left behind by them.
 func (t *Tx) SetRunProcess(ctx context.Context, runID, worktree string, pid int) error {
-	res, err := t.Q.ExecContext(ctx, `UPDATE runs SET worktree = ?, pid = ? WHERE id = ?`, storedText(worktree), pid, runID)
+	res, err := t.Q.ExecContext(ctx, `UPDATE runs SET worktree = ?, pid = ?, heartbeat_at = ? WHERE id = ?`,
+		storedText(worktree), pid, MS(t.Now().UTC()), runID)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return runNotFound(runID)
+	}
+	return nil
+}
+
+// BeatRun records that a running run's dispatcher still looks after it,
+// at at; a run that has ended is left as it is.
+func (t *Tx) BeatRun(ctx context.Context, runID string, at time.Time) error {
+	res, err := t.Q.ExecContext(ctx, `UPDATE runs SET heartbeat_at = ? WHERE id = ? AND status = ?`, MS(at), runID, baton.RunRunning)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return t.runExists(ctx, runID) // ended: nothing to do; unknown: ERR_NOT_FOUND
 	}
 	return nil
 }

@@ -129,6 +129,14 @@ func testRunLifecycle(t *testing.T, open func(t *testing.T) baton.Store) {
 	if err := e.tryUpdate(func(tx baton.Tx) error { return tx.SetRunProcess(e.ctx, "R-404", "/x", 1) }); baton.ErrorCode(err) != baton.ErrNotFound {
 		t.Errorf("SetRunProcess of an unknown run: %v", err)
 	}
+	// The dispatcher's heartbeat: set when the process starts, then on each beat.
+	if got := e.run(r.ID); got.HeartbeatAt.IsZero() {
+		t.Errorf("no heartbeat after SetRunProcess")
+	}
+	e.update(func(tx baton.Tx) error { return tx.BeatRun(e.ctx, r.ID, at(5)) })
+	if got := e.run(r.ID); !got.HeartbeatAt.Equal(at(5)) {
+		t.Errorf("heartbeat %v, want %v", got.HeartbeatAt, at(5))
+	}
 
 	end := &baton.Run{ID: r.ID, Status: baton.RunFailed, Error: "exit status 3", CostUSD: 1.25, DurationMS: 61000,
 		NumTurns: 7, EndedAt: at(2), ExitCode: ptr(3)}
@@ -137,6 +145,11 @@ func testRunLifecycle(t *testing.T, open func(t *testing.T) baton.Store) {
 	}
 	want.Status, want.Error, want.CostUSD, want.DurationMS, want.NumTurns = baton.RunFailed, "exit status 3", 1.25, 61000, 7
 	want.EndedAt, want.ExitCode = at(2), ptr(3)
+	// A beat after the end changes nothing.
+	e.update(func(tx baton.Tx) error { return tx.BeatRun(e.ctx, r.ID, at(9)) })
+	if got := e.run(r.ID); !got.HeartbeatAt.Equal(at(5)) {
+		t.Errorf("a finished run's heartbeat moved to %v", got.HeartbeatAt)
+	}
 	// An empty model kept the one the run started with.
 	if got := runLine(e.run(r.ID)); got != runLine(&want) {
 		t.Errorf("finished run =\n%s\nwant\n%s", got, runLine(&want))

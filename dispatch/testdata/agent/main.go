@@ -27,7 +27,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "work", "work, judge, research, judge-phase, crash, hang, trap, idle")
+	mode := flag.String("mode", "work", "work, judge, research, judge-phase, crash, hang, trap, idle, giveup")
 	mcpFile := flag.String("mcp", "", "the MCP configuration ({mcp_config})")
 	issue := flag.String("issue", "", "the issue ({issue})")
 	promptFile := flag.String("prompt-file", "", "the prompt ({prompt_file})")
@@ -76,6 +76,10 @@ func main() {
 	}
 	it := call(ctx, cs, "get_issue", map[string]any{})
 	say(fmt.Sprintf("working on %v: %v", it["id"], it["title"]))
+	if *mode == "giveup" { // hands the work back and exits 0, as if done
+		call(ctx, cs, "update_issue_status", map[string]any{"status": "todo", "reason": "not today"})
+		return
+	}
 	if *mode == "idle" {
 		emit(map[string]any{"type": "result", "subtype": "success", "is_error": false, "total_cost_usd": 0.01, "num_turns": 1, "duration_ms": 5})
 		return
