@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,6 +162,68 @@ func TestDispatchSIGTERM(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDispatchKill9: a dispatcher killed outright takes its agent along
+// (parent-death signal), and the next dispatcher of the host ends the run
+// as failed and kills what the agent left running.
+func TestDispatchKill9(t *testing.T) {
+	repo, env := dispatchRepo(t, "hang")
+	childFile := filepath.Join(t.TempDir(), "child.pid")
+	conf, _ := os.ReadFile(filepath.Join(repo, "baton.toml"))
+	conf = bytes.Replace(conf, []byte(`"-mode", "hang"`), []byte(`"-mode", "hang", "-child", "`+childFile+`"`), 1)
+	if err := os.WriteFile(filepath.Join(repo, "baton.toml"), conf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "dispatch")
+	cmd.Dir, cmd.Env = repo, env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(childFile); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not start its child")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, _ := os.ReadFile(childFile)
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	var once struct {
+		Tick struct {
+			Reconciled []struct{ Issue, Error string }
+		}
+	}
+	if err := json.Unmarshal([]byte(in(t, repo, env, "dispatch", "--once", "--json")), &once); err != nil {
+		t.Fatal(err)
+	}
+	if len(once.Tick.Reconciled) != 1 || !strings.Contains(once.Tick.Reconciled[0].Error, "stopped while it ran") {
+		t.Fatalf("reconciled: %+v", once)
+	}
+	for end := time.Now().Add(10 * time.Second); !processGone(child); {
+		if time.Now().After(end) {
+			t.Fatalf("the agent's child %d outlived its dispatcher", child)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processGone reports whether a process has ended (a zombie counts: in a
+// container nothing may reap it).
+func processGone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 // syncBuf is a buffer a process writes while the test reads it.
