@@ -19,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tomlconf"
 	"github.com/baton-dev/baton/worktree"
 )
 
@@ -134,11 +135,7 @@ const (
 )
 
 // Violation is one broken rule of the [dispatch] table.
-type Violation struct {
-	Field   string `json:"field"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
+type Violation = tomlconf.Violation
 
 // Load reads the [dispatch] table of the TOML file at path. A missing
 // file is ERR_CONFIG_INVALID when mustExist (a file asked for by name);
@@ -166,11 +163,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		v := Violation{Field: "dispatch", Rule: "type", Message: strings.TrimPrefix(err.Error(), "toml: ")}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			v = Violation{Rule: "syntax", Message: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
-		}
+		// Not TOML at all, or a value of the wrong type.
+		v := tomlconf.Decoding(err, "dispatch")
 		return nil, configError(path, []Violation{v})
 	}
 	var vs []Violation
@@ -340,18 +334,7 @@ func (c *Config) validate() []Violation {
 // configError is ERR_CONFIG_INVALID for vs: the first in the message, all
 // of them in details.
 func configError(path string, vs []Violation) *baton.Error {
-	v := vs[0]
-	msg := fmt.Sprintf("%s: [dispatch]: %s", path, v.Message)
-	if len(vs) > 1 {
-		msg += fmt.Sprintf(" (and %d more)", len(vs)-1)
-	}
-	field := v.Field
-	if field == "" {
-		field = "the TOML syntax"
-	}
-	return baton.Errorf(baton.ErrConfigInvalid, "%s", msg).
-		WithDetails("file", path, "field", v.Field, "rule", v.Rule, "violations", vs).
-		WithHint("fix %s in %s; see docs/dispatch.md for the [dispatch] table and its examples", field, path)
+	return tomlconf.Error(path, "dispatch", vs, "see docs/dispatch.md for the [dispatch] table and its examples")
 }
 
 // Vars are a run's placeholder values.

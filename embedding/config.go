@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/tomlconf"
 )
 
 // Providers of Config.Provider.
@@ -58,11 +59,7 @@ var keys = "provider, url, model, dims, api_key_env, batch_size, timeout"
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Violation is one broken rule of the [embedding] table.
-type Violation struct {
-	Field   string `json:"field"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
+type Violation = tomlconf.Violation
 
 // LoadConfig reads the [embedding] table of the TOML file at path (the
 // other tables of the file are not its business). A missing file is the
@@ -90,12 +87,8 @@ func ParseConfig(path string, data []byte) (Config, error) {
 	}
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		// Not TOML at all, or a value of the wrong type (dims = "768").
-		v := Violation{Field: "embedding", Rule: "type", Message: strings.TrimPrefix(err.Error(), "toml: ")}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			v = Violation{Rule: "syntax", Message: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
-		}
+		// Not TOML at all, or a value of the wrong type.
+		v := tomlconf.Decoding(err, "embedding")
 		return Config{}, configError(path, []Violation{v})
 	}
 	var vs []Violation
@@ -184,18 +177,7 @@ func (c Config) validate() []Violation {
 // configError is ERR_CONFIG_INVALID for vs: the first in the message, all
 // of them in details.
 func configError(path string, vs []Violation) *baton.Error {
-	v := vs[0]
-	msg := fmt.Sprintf("%s: [embedding]: %s", path, v.Message)
-	if len(vs) > 1 {
-		msg += fmt.Sprintf(" (and %d more)", len(vs)-1)
-	}
-	field := v.Field
-	if field == "" {
-		field = "the TOML syntax"
-	}
-	return baton.Errorf(baton.ErrConfigInvalid, "%s", msg).
-		WithDetails("file", path, "field", v.Field, "rule", v.Rule, "violations", vs).
-		WithHint("fix %s in %s; [embedding] takes provider = \"builtin\" (no other keys) or provider = \"openai\" with url, model and dims", field, path)
+	return tomlconf.Error(path, "embedding", vs, "[embedding] takes provider = \"builtin\" (no other keys) or provider = \"openai\" with url, model and dims")
 }
 
 // New returns the embedder c describes. getenv reads the API key (named by
