@@ -654,3 +654,25 @@ func TestPrompt(t *testing.T) {
 		t.Errorf("the judge's prompt:\n%s", p)
 	}
 }
+
+// BenchmarkDryTick is one dry tick (what a tick reads, claims and rolls
+// back) on a project with 1,000 ready items and four slots.
+func BenchmarkDryTick(b *testing.B) {
+	f := newFixture(b, workers)
+	f.update(func(tx baton.Tx) error {
+		for i := range 1000 {
+			it := &baton.Item{Project: project, Title: "Item " + strconv.Itoa(i), Status: baton.StatusTodo, Kind: baton.KindTask, CreatedBy: "user"}
+			if err := tx.CreateItem(f.ctx, it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := f.d.Tick(f.ctx, true)
+		if err != nil || len(r.Started) != 4 {
+			b.Fatalf("%+v %v", r, err)
+		}
+	}
+}

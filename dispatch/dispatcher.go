@@ -448,9 +448,9 @@ func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *Ti
 			for {
 				prof, why := room(profile)
 				if prof == nil {
-					if n := d.countReady(ctx, tx, p.Slug, label, skip); n > 0 {
+					if workLeft(ctx, tx, p.Slug, label, skip) {
 						skipped = append(skipped, Skip{Project: p.Slug, Profile: profile,
-							Reason: fmt.Sprintf("%d ready %s items wait: %s", n, ph, why)})
+							Reason: fmt.Sprintf("%s work waits: %s", ph, why)})
 					}
 					break
 				}
@@ -573,26 +573,22 @@ func labelled(ctx context.Context, tx baton.Tx, project, label string) ([]string
 	return ids, nil
 }
 
-// countReady counts the todo items of a phase (label "" for ready) that
-// are not excluded, for the reason a skip gives: an estimate, since it
-// does not check dependencies.
-func (d *Dispatcher) countReady(ctx context.Context, tx baton.Tx, project, label string, exclude []string) int {
-	f := baton.ItemFilter{Project: project, Statuses: []baton.Status{baton.StatusTodo}, Limit: 1000}
-	if label != "" {
-		f.Label = label
-	}
+// workLeft reports whether todo work of a phase (label "" for ready) that
+// is not excluded is left, for the reason a skip gives. It reads at most
+// len(exclude)+1 items, whatever the queue's length; dependencies are not
+// checked, so it is a hint, not a promise.
+func workLeft(ctx context.Context, tx baton.Tx, project, label string, exclude []string) bool {
+	f := baton.ItemFilter{Project: project, Statuses: []baton.Status{baton.StatusTodo}, Label: label, Limit: len(exclude) + 1}
 	page, err := tx.ListItems(ctx, f)
 	if err != nil {
-		return 0
+		return false
 	}
-	n := 0
 	for _, it := range page.Items {
-		if slices.Contains(exclude, it.ID) || (label == "" && it.Phase().PreReady()) {
-			continue
+		if !slices.Contains(exclude, it.ID) && (label != "" || !it.Phase().PreReady()) {
+			return true
 		}
-		n++
 	}
-	return n
+	return false
 }
 
 // Run dispatches every Config.Poll, and at once when an agent ends, until

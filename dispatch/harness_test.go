@@ -49,7 +49,7 @@ const project, prefix = "sym", "SYM"
 // fixture is a database (SQLite on a file), a git repository that is the
 // project's root, and a dispatcher over them with a [dispatch] table.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	k     *testkit.Kit // nil on PostgreSQL
 	store baton.Store
 	db    string // what the agents' baton opens
@@ -60,7 +60,7 @@ type fixture struct {
 
 // newFixture makes the fixture; toml is the file's [dispatch] table, in
 // which AGENT stands for the test agent's path.
-func newFixture(t *testing.T, toml string) *fixture {
+func newFixture(t testing.TB, toml string) *fixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: worktrees are made with the git binary")
@@ -72,7 +72,7 @@ func newFixture(t *testing.T, toml string) *fixture {
 
 // newFixtureOn is newFixture on a store of the caller's: k is nil for a
 // PostgreSQL store (no tool-scope files then), db what agents open.
-func newFixtureOn(t *testing.T, toml string, k *testkit.Kit, store baton.Store, db string) *fixture {
+func newFixtureOn(t testing.TB, toml string, k *testkit.Kit, store baton.Store, db string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, k: k, store: store, db: db, repo: t.TempDir(), ctx: context.Background()}
 	f.git("init", "--quiet", "--initial-branch=main")
