@@ -24,7 +24,7 @@ const workers = `
 [dispatch]
 max_agents = 4
 [dispatch.profiles.worker]
-command = ["AGENT", "-mode", "work", "-sleep", "500ms", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
+command = ["AGENT", "-mode", "work", "-sleep", "1500ms", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
 timeout = "1m"
 [dispatch.profiles.judge]
 command = ["AGENT", "-mode", "judge", "-mcp", "{mcp_config}", "-issue", "{issue}", "-prompt-file", "{prompt_file}"]
@@ -79,19 +79,27 @@ func TestAgentsWorkTheirIssues(t *testing.T) {
 			t.Errorf("%s is %s after its worker", id, it.Status)
 		}
 	}
-	// The three ran at the same time: each started before any ended.
-	var lastStart, firstEnd time.Time
+	// The three ran at the same time: each agent began its stream (its
+	// init line, read as it came) before any of them ended it.
+	var lastInit, firstResult time.Time
 	for _, id := range ids {
-		run := f.runs(id)[0]
-		if run.StartedAt.After(lastStart) {
-			lastStart = run.StartedAt
-		}
-		if firstEnd.IsZero() || run.EndedAt.Before(firstEnd) {
-			firstEnd = run.EndedAt
+		run := f.runs(id)[0].ID
+		var evs []baton.RunEvent
+		f.view(func(tx baton.Tx) (err error) {
+			evs, _, err = tx.RunEvents(f.ctx, baton.RunEventFilter{RunID: run, Limit: 500})
+			return err
+		})
+		for _, e := range evs {
+			switch {
+			case e.Type == "system" && e.Subtype == "init" && e.CreatedAt.After(lastInit):
+				lastInit = e.CreatedAt
+			case e.Type == "result" && (firstResult.IsZero() || e.CreatedAt.Before(firstResult)):
+				firstResult = e.CreatedAt
+			}
 		}
 	}
-	if !lastStart.Before(firstEnd) {
-		t.Errorf("the agents did not overlap: last start %s, first end %s", lastStart, firstEnd)
+	if lastInit.IsZero() || firstResult.IsZero() || !lastInit.Before(firstResult) {
+		t.Errorf("the agents did not overlap: last init %s, first result %s", lastInit, firstResult)
 	}
 
 	// Round two: the open PRs go to judges, who approve them.
