@@ -205,7 +205,26 @@ func (s *Store) run(ctx context.Context, db *sql.DB, readOnly bool, fn func(bato
 	}
 	start := time.Now()
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error { return s.once(ctx, db, readOnly, fn) })
+	return outOfTime(ctx, err, start)
+}
+
+// outOfTime is sqlcore.OutOfTime, knowing one more way SQLite says the
+// context ended: the driver interrupts a statement when its context ends
+// (SQLITE_INTERRUPT, "interrupted (9)"), which is the call running out of
+// time (retryable), not a fault of the store.
+func outOfTime(ctx context.Context, err error, start time.Time) error {
+	if isInterrupt(err) && ctx.Err() != nil {
+		err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+	}
 	return sqlcore.OutOfTime(ctx, err, start)
+}
+
+// isInterrupt reports whether err is SQLite's "interrupted": a statement
+// stopped by sqlite3_interrupt, which the driver calls when the
+// statement's context ends.
+func isInterrupt(err error) bool {
+	var se interface{ Code() int }
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_INTERRUPT
 }
 
 // IsBusy reports whether err is SQLite's lock contention, "database is
