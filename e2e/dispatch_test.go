@@ -108,6 +108,9 @@ func TestDispatchOnce(t *testing.T) {
 // second one is refused), and SIGTERM stops its agent, records the run as
 // cancelled and exits; the same inside baton serve --dispatch.
 func TestDispatchSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the dispatcher's signal tests run in the full suite (.ci/run); dispatch/ covers shutdown in-process")
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -168,6 +171,9 @@ func TestDispatchSIGTERM(t *testing.T) {
 // (parent-death signal), and the next dispatcher of the host ends the run
 // as failed and kills what the agent left running.
 func TestDispatchKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the dispatcher's crash test runs in the full suite (.ci/run)")
+	}
 	repo, env := dispatchRepo(t, "hang")
 	childFile := filepath.Join(t.TempDir(), "child.pid")
 	conf, _ := os.ReadFile(filepath.Join(repo, "baton.toml"))
