@@ -479,6 +479,12 @@ func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *Ti
 		}
 		return nil
 	})
+	if dry && errors.Is(err, errDryRun) {
+		err = nil
+	}
+	if err != nil {
+		return err // rolled back: nothing was claimed or started
+	}
 	r.Skipped = append(r.Skipped, skipped...)
 	for _, c := range got {
 		s := c.start
@@ -487,11 +493,8 @@ func (d *Dispatcher) fill(ctx context.Context, p *baton.Project, dry bool, r *Ti
 		}
 		r.Started = append(r.Started, s)
 	}
-	if dry && errors.Is(err, errDryRun) {
+	if dry {
 		return nil
-	}
-	if err != nil {
-		return err
 	}
 	if len(got) > 0 && d.Bus != nil {
 		d.Bus.Publish(p.Slug)
