@@ -351,16 +351,7 @@ func (a *App) agentRevokeCmd() *cobra.Command {
 // auditAccess appends a change to the tokens to the action log: who did
 // it and digests of what, never a token or its hash.
 func auditAccess(ctx context.Context, tx baton.Tx, tool, agent string, in, out any, at time.Time) error {
-	inDigest, err := audit.Digest(in)
-	if err != nil {
-		return err
-	}
-	outDigest, err := audit.Digest(out)
-	if err != nil {
-		return err
-	}
-	return tx.AppendAction(ctx, &baton.Action{Agent: agent, Source: string(baton.SourceCLI), Tool: tool,
-		InputDigest: inDigest, ResultDigest: outDigest, At: at})
+	return audit.Record(ctx, tx, audit.Change{Agent: agent, Source: string(baton.SourceCLI), Tool: tool, In: in, Out: out, At: at})
 }
 
 func printAgentJSON(a *App, v any) error {

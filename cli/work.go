@@ -84,25 +84,13 @@ func (a *App) runsCmd() *cobra.Command {
 // in the same transaction.
 // The event joins project's stream, or the subject's project when "".
 func record(ctx context.Context, tx baton.Tx, tool, event, agent, project, subject string, in, out any, at time.Time) error {
-	inDigest, err := audit.Digest(in)
-	if err != nil {
-		return err
-	}
-	outDigest, err := audit.Digest(out)
-	if err != nil {
-		return err
-	}
-	if err := tx.AppendAction(ctx, &baton.Action{Agent: agent, Source: string(baton.SourceCLI), Tool: tool, Subject: subject,
-		InputDigest: inDigest, ResultDigest: outDigest, At: at}); err != nil {
-		return err
-	}
 	if project == "" && subject != "" {
 		if it, err := tx.Item(ctx, subject); err == nil {
 			project = it.Project
 		}
 	}
-	data, _ := json.Marshal(out)
-	return tx.AppendEvent(ctx, &baton.Event{Project: project, Type: event, Subject: subject, Agent: agent, Data: data, At: at})
+	return audit.Record(ctx, tx, audit.Change{Agent: agent, Source: string(baton.SourceCLI), Tool: tool, Subject: subject,
+		In: in, Out: out, At: at, Event: event, Project: project})
 }
 
 // memoryCmd is `baton memory show`: an agent's memory as it goes into its

@@ -247,23 +247,8 @@ func (d *Dispatcher) setAside(ctx context.Context, tx baton.Tx, se *startError, 
 // record appends an action and an event for the dispatcher's own change,
 // in its transaction, as every tool call's pipeline does.
 func (d *Dispatcher) record(ctx context.Context, tx baton.Tx, tool, event, project, subject string, in, out any, at time.Time) error {
-	inDigest, err := audit.Digest(in)
-	if err != nil {
-		return err
-	}
-	outDigest, err := audit.Digest(out)
-	if err != nil {
-		return err
-	}
-	if err := tx.AppendAction(ctx, &baton.Action{Agent: Agent, Source: Source, Tool: tool, Subject: subject,
-		InputDigest: inDigest, ResultDigest: outDigest, At: at}); err != nil {
-		return err
-	}
-	data, err := jsonMarshal(out)
-	if err != nil {
-		return err
-	}
-	return tx.AppendEvent(ctx, &baton.Event{Project: project, Type: event, Subject: subject, Agent: Agent, Data: data, At: at})
+	return audit.Record(ctx, tx, audit.Change{Agent: Agent, Source: Source, Tool: tool, Subject: subject, In: in, Out: out, At: at,
+		Event: event, Project: project})
 }
 
 // clip cuts s to at most n bytes, on a rune boundary.

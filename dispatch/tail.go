@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -53,5 +52,3 @@ func (t *tail) LastLine() string {
 	}
 	return clip(s, 300)
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -706,24 +706,9 @@ func (a *apply) mark(phase baton.Phase, outcome, reason string, extra map[string
 // transaction: the tick's changes are in the action log and reach
 // baton watch and SSE like every tool call's.
 func (a *apply) event(typ string, data map[string]any) error {
-	in := map[string]any{"finding_id": a.f.ID, "event": typ}
-	inDigest, err := audit.Digest(in)
-	if err != nil {
-		return err
-	}
-	outDigest, err := audit.Digest(data)
-	if err != nil {
-		return err
-	}
-	if err := a.tx.AppendAction(a.ctx, &baton.Action{Agent: Agent, Source: SourceOrchestrator, Tool: "orchestrator_tick",
-		Subject: a.it.ID, InputDigest: inDigest, ResultDigest: outDigest, At: a.now}); err != nil {
-		return err
-	}
-	b, err := jsonMarshal(data)
-	if err != nil {
-		return err
-	}
-	return a.tx.AppendEvent(a.ctx, &baton.Event{Project: a.it.Project, Type: typ, Subject: a.it.ID, Agent: Agent, Data: b, At: a.now})
+	return audit.Record(a.ctx, a.tx, audit.Change{Agent: Agent, Source: SourceOrchestrator, Tool: "orchestrator_tick",
+		Subject: a.it.ID, In: map[string]any{"finding_id": a.f.ID, "event": typ}, Out: data, At: a.now,
+		Event: typ, Project: a.it.Project})
 }
 
 func shortHash(h string) string {

@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/baton-dev/baton"
 )
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // promote copies an approved artifact (artifact, under root) to promoteTo
 // in the project's docs tree: under the project's root, or under root for
