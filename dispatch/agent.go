@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,6 @@ type agent struct {
 	run     *baton.Run
 	profile *Profile
 	state   snapshot
-	project *baton.Project
 	root    string
 
 	stdout, stderr *tail
@@ -79,7 +79,7 @@ type Finished struct {
 
 // launch starts the agent of a claimed item in the background.
 func (d *Dispatcher) launch(ctx context.Context, p *baton.Project, root string, c *claimed) {
-	a := &agent{d: d, start: c.start, item: c.item, run: c.run, profile: c.profile, state: c.state, project: p, root: root,
+	a := &agent{d: d, start: c.start, item: c.item, run: c.run, profile: c.profile, state: c.state, root: root,
 		stdout: newTail(d.Config.OutputCap), stderr: newTail(d.Config.OutputCap), exited: make(chan struct{}),
 		parser: runs.NewLiveParser(d.now)}
 	d.mu.Lock()
@@ -209,7 +209,7 @@ func (a *agent) environ(wt, mcpFile, promptFile string) []string {
 			env = append(env, kv)
 		}
 	}
-	for _, k := range sortedKeys(a.profile.Env) {
+	for _, k := range slices.Sorted(maps.Keys(a.profile.Env)) {
 		env = append(env, k+"="+a.profile.Env[k])
 	}
 	return append(env, "BATON_ISSUE="+a.item.ID, "BATON_PROFILE="+a.profile.Name, "BATON_MCP_CONFIG="+mcpFile,
@@ -356,30 +356,37 @@ func (a *agent) watch(ctx context.Context, done <-chan struct{}) {
 		case <-flush.C:
 			a.flush(ctx)
 		case <-renew.C:
-			// The heartbeat tells other dispatchers the run is looked
-			// after, whether or not it still holds the claim.
-			if err := a.d.Store.Update(ctx, func(tx baton.Tx) error { return tx.BeatRun(ctx, a.run.ID, a.d.now()) }); err != nil {
+			// One transaction: the heartbeat (other dispatchers see the run
+			// is looked after, whether or not it still holds the claim) and
+			// the renewal, whose refusal changes nothing and is read after.
+			var renewErr error
+			err := a.d.Store.Update(ctx, func(tx baton.Tx) error {
+				now := a.d.now()
+				if err := tx.BeatRun(ctx, a.run.ID, now); err != nil {
+					return err
+				}
+				renewErr = nil
+				if renewing {
+					_, renewErr = tx.RenewClaim(ctx, a.item.ID, a.start.Agent, now)
+				}
+				return nil
+			})
+			if err != nil {
 				a.d.log().Warn("recording an agent's heartbeat", "run", a.run.ID, "err", err)
-			}
-			if !renewing {
 				continue
 			}
-			err := a.d.Store.Update(ctx, func(tx baton.Tx) error {
-				_, err := tx.RenewClaim(ctx, a.item.ID, a.start.Agent, a.d.now())
-				return err
-			})
-			switch baton.ErrorCode(err) {
+			switch baton.ErrorCode(renewErr) {
 			case "":
 			case baton.ErrClaimed:
 				// Taken by someone else, released by a human, or lapsed:
 				// the work is not this agent's any more.
-				a.stop(stopLease, "lease lost: "+message(err))
+				a.stop(stopLease, "lease lost: "+message(renewErr))
 			case baton.ErrNotFound:
 				// The agent gave the claim back itself, or the pipeline
 				// took the item on (complete_phase): it is finishing.
 				renewing = false
 			default:
-				a.d.log().Warn("renewing an agent's claim", "run", a.run.ID, "issue", a.item.ID, "err", err)
+				a.d.log().Warn("renewing an agent's claim", "run", a.run.ID, "issue", a.item.ID, "err", renewErr)
 			}
 		}
 	}
@@ -426,13 +433,4 @@ func (a *agent) stop(kind stopKind, why string) {
 	killGroup(a.cmd, false)
 	cmd := a.cmd
 	a.killTime = time.AfterFunc(a.d.Config.Grace.Duration, func() { killGroup(cmd, true) })
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

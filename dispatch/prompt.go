@@ -9,7 +9,6 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/memory"
 	"github.com/baton-dev/baton/phases"
-	"github.com/baton-dev/baton/review"
 	"github.com/baton-dev/baton/worktree"
 )
 
@@ -54,16 +53,24 @@ func (d *Dispatcher) Prompt(ctx context.Context, s Start, it *baton.Item, wt str
 	var pr *baton.PR
 	var cfg *baton.ProjectConfig
 	var learned []baton.LearningHit
+	root := ""
 	err := d.Store.View(ctx, func(tx baton.Tx) error {
 		var err error
 		if comments, err = tx.Comments(ctx, it.ID); err != nil {
 			return err
 		}
+		if d.Repo != nil {
+			p, err := tx.Project(ctx, it.Project)
+			if err != nil {
+				return err
+			}
+			root = d.Repo(p)
+		}
 		if cfg, err = tx.ProjectConfig(ctx, it.Project); err != nil {
 			return err
 		}
 		if s.Kind == KindReviewPR {
-			if pr, err = review.Current(ctx, tx, it); err != nil && baton.ErrorCode(err) != baton.ErrNotFound {
+			if pr, err = latestPR(ctx, tx, it.ID); err != nil {
 				return err
 			}
 		}
@@ -116,7 +123,7 @@ func (d *Dispatcher) Prompt(ctx context.Context, s Start, it *baton.Item, wt str
 	// ready contract's steps are the worker's, not its. A judge of a phase
 	// claim checks the artifact against the contract, so it gets it.
 	if s.Kind != KindReviewPR {
-		if c, err := phases.Contract(d.repoOf(ctx, it.Project), s.Phase); err == nil {
+		if c, err := phases.Contract(root, s.Phase); err == nil {
 			title := fmt.Sprintf("Phase contract: %s (version %d)", s.Phase, c.Version)
 			if s.Kind == KindReviewPhase {
 				title = fmt.Sprintf("The contract the claim must meet: %s (version %d)", s.Phase, c.Version)
@@ -150,20 +157,4 @@ func (d *Dispatcher) Prompt(ctx context.Context, s Start, it *baton.Item, wt str
 	section("When you are done", "Hand your work in as the contract says, then exit with status 0. If you cannot finish, "+
 		"add a comment saying why (`add_comment`) and exit with a non-zero status: the dispatcher retries, then asks the human.")
 	return clip(b.String(), maxPrompt), nil
-}
-
-// repoOf is a project's repository by slug, "" when unknown.
-func (d *Dispatcher) repoOf(ctx context.Context, slug string) string {
-	if d.Repo == nil {
-		return ""
-	}
-	var root string
-	_ = d.Store.View(ctx, func(tx baton.Tx) error {
-		p, err := tx.Project(ctx, slug)
-		if err == nil {
-			root = d.Repo(p)
-		}
-		return nil
-	})
-	return root
 }
