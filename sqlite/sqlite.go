@@ -74,26 +74,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	pragmas := url.Values{}
-	// A 64 MiB page cache and memory-mapped reads per connection keep
-	// full-text ranking (which reads every match's document size) off the
-	// read syscall path.
-	busy := opts.BusyTimeout
-	if busy <= 0 {
-		busy = DefaultBusyTimeout
-	}
-	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", max(1, busy.Milliseconds())), "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)",
-		"cache_size(-65536)", "mmap_size(268435456)"} {
-		pragmas.Add("_pragma", p)
-	}
-	wq := url.Values{"_txlock": {"immediate"}}
-	for k, v := range pragmas {
-		wq[k] = v
-	}
-	// SQLite reads a "file:" DSN as a URI: '?', '#' and '%' in the path
-	// must be escaped or they end it.
-	uri := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?"
-	if s.w, err = sql.Open("sqlite", uri+wq.Encode()); err != nil {
+	if s.w, err = sql.Open("sqlite", DSN(abs, opts, true)); err != nil {
 		return nil, err
 	}
 	s.w.SetMaxOpenConns(1)
@@ -102,12 +83,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		s.w.Close()
 		return nil, err
 	}
-	rq := url.Values{}
-	for k, v := range pragmas {
-		rq[k] = v
-	}
-	rq.Add("_pragma", "query_only(1)")
-	if s.r, err = sql.Open("sqlite", uri+rq.Encode()); err != nil {
+	if s.r, err = sql.Open("sqlite", DSN(abs, opts, false)); err != nil {
 		s.w.Close()
 		return nil, err
 	}
@@ -118,6 +94,33 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.r.SetMaxOpenConns(n)
 	s.r.SetMaxIdleConns(n)
 	return s, nil
+}
+
+// DSN is the modernc driver's data source name for the database at the
+// absolute path abs with the store's settings: the writer's (write true:
+// BEGIN IMMEDIATE) or a reader's (query_only). The load harness opens its
+// SQLite floor through it, so the floor runs on exactly the store's settings.
+func DSN(abs string, opts Options, write bool) string {
+	// A 64 MiB page cache and memory-mapped reads per connection keep
+	// full-text ranking (which reads every match's document size) off the
+	// read syscall path.
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	q := url.Values{}
+	for _, p := range []string{fmt.Sprintf("busy_timeout(%d)", max(1, busy.Milliseconds())), "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)",
+		"cache_size(-65536)", "mmap_size(268435456)"} {
+		q.Add("_pragma", p)
+	}
+	if write {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	// SQLite reads a "file:" DSN as a URI: '?', '#' and '%' in the path
+	// must be escaped or they end it.
+	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 }
 
 // migrate applies the embedded migrations under a file lock, so processes
