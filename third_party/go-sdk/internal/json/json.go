@@ -37,11 +37,25 @@ func (d *Decoder) Decode(v any) error {
 	return d.dec.Decode(v)
 }
 
+// Unmarshal decodes the first JSON value in data into v, matching object
+// keys to struct fields case-sensitively. Like a [Decoder], it ignores
+// whatever follows the first value, and reports [io.EOF] for input that
+// holds no value at all.
+//
+// It parses data in place rather than through a stream decoder: a
+// [json.Decoder] allocates a read buffer of at least 32 KiB and copies the
+// input into it, which for the small messages of MCP (every request, its
+// params and its arguments are unmarshalled separately) made the buffers,
+// not the parsing, most of the bytes a call allocates.
 func Unmarshal(data []byte, v any) error {
 	if err := checkMaxDepth(data, defaultMaxDepth); err != nil {
 		return err
 	}
-	return NewDecoder(bytes.NewReader(data)).Decode(v)
+	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
+		return io.EOF
+	}
+	_, err := json.Parse(data, v, json.DontMatchCaseInsensitiveStructFields)
+	return err
 }
 
 // checkMaxDepth scans data once and reports [errMaxDepthExceeded] if the

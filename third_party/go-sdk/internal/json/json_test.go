@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +257,70 @@ func FuzzUnmarshalFieldIsolation(f *testing.F) {
 			t.Errorf("Field 'safe' improperly modified by key %q (JSON: %s). Got %q, want %q", key, encodedKey, got.Safe, "value")
 		}
 	})
+}
+
+// TestUnmarshalMatchesDecoder checks that Unmarshal, which parses its input
+// in place, decodes and fails exactly as the stream decoder it replaced.
+func TestUnmarshalMatchesDecoder(t *testing.T) {
+	type Inner struct {
+		Name string `json:"name"`
+	}
+	type Target struct {
+		ID     any             `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Inner  *Inner          `json:"inner"`
+		List   []int           `json:"list"`
+		Map    map[string]any  `json:"map"`
+	}
+	inputs := []string{
+		`{"id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}]}}}`,
+		`{"id":"s","METHOD":"ignored","inner":{"NAME":"ignored","name":"kept"}}`,
+		`  {"list":[1,2,3],"map":{"k":"v","n":1.5e3}}  `,
+		`{"id":1} {"id":2}`, // a stream decoder reads the first value only
+		`{"id":1} trailing`,
+		`{"method":"\u2028 line separator \u00e9 and \"quotes\" \\ "}`,
+		`{"method":"bad`,
+		`{"id":}`,
+		`{"list":[1,2,"x"]}`,
+		`[]`,
+		`null`,
+		``,
+		`   `,
+		"{\"method\":\"nul \x00 byte\"}",
+	}
+	for _, in := range inputs {
+		var got, want Target
+		gotErr := Unmarshal([]byte(in), &got)
+		wantErr := NewDecoder(bytes.NewReader([]byte(in))).Decode(&want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%q: Unmarshal error %v, decoder error %v", in, gotErr, wantErr)
+			continue
+		}
+		if errors.Is(wantErr, io.EOF) != errors.Is(gotErr, io.EOF) {
+			t.Errorf("%q: Unmarshal error %v, decoder error %v (io.EOF differs)", in, gotErr, wantErr)
+		}
+		if diff := cmp.Diff(want, got); gotErr == nil && diff != "" {
+			t.Errorf("%q: Unmarshal differs from the decoder (-decoder +Unmarshal):\n%s", in, diff)
+		}
+	}
+}
+
+// BenchmarkUnmarshal decodes a typical tools/call request, as the jsonrpc2
+// layer does for every message it reads.
+func BenchmarkUnmarshal(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"get_issue","arguments":{"issue_id":"B-12"},"_meta":{"progressToken":17}}}`)
+	type request struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      any             `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var r request
+		if err := Unmarshal(msg, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
