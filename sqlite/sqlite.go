@@ -37,6 +37,8 @@ type Store struct {
 	version int64
 	closed  atomic.Bool
 	cache   *sqlcore.KnowledgeCache // vectors and keyword index for read-only searches
+	// group batches concurrent Updates into one transaction on w.
+	group sqlcore.Group[*sql.Tx]
 }
 
 var _ baton.Store = (*Store)(nil)
@@ -74,25 +76,31 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	if s.w, err = sql.Open("sqlite", DSN(abs, opts, true)); err != nil {
+	// Both pools keep their statements prepared (see cachingConnector).
+	wc, err := newCachingConnector(DSN(abs, opts, true))
+	if err != nil {
 		return nil, err
 	}
+	s.w = sql.OpenDB(wc)
 	s.w.SetMaxOpenConns(1)
 	s.w.SetConnMaxIdleTime(0)
 	if err := s.migrate(ctx); err != nil {
 		s.w.Close()
 		return nil, err
 	}
-	if s.r, err = sql.Open("sqlite", DSN(abs, opts, false)); err != nil {
+	rc, err := newCachingConnector(DSN(abs, opts, false))
+	if err != nil {
 		s.w.Close()
 		return nil, err
 	}
+	s.r = sql.OpenDB(rc)
 	n := opts.Readers
 	if n <= 0 {
 		n = max(4, 2*runtime.NumCPU())
 	}
 	s.r.SetMaxOpenConns(n)
 	s.r.SetMaxIdleConns(n)
+	s.group.Begin = s.beginBatch
 	return s, nil
 }
 
@@ -187,12 +195,52 @@ func latestMigration() (int64, error) {
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }
 
-// Update runs fn in one write transaction (BEGIN IMMEDIATE).
+// Update runs fn in one write transaction (BEGIN IMMEDIATE), shared with
+// the Updates running beside it (sqlcore.Group: each under a savepoint of
+// its own, one COMMIT for all), and returns after that COMMIT. fn's
+// statements are not interrupted when ctx ends (an interrupted write can
+// roll back the whole shared transaction); ctx is checked before each
+// instead. A busy database (another process holding the lock past the busy
+// timeout) runs fn again until ctx's deadline, as View does.
 func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
-	return s.run(ctx, s.w, false, fn)
+	if s.closed.Load() {
+		return errClosed()
+	}
+	start := time.Now()
+	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
+		return s.group.Do(ctx, func(t *sql.Tx) error {
+			return fn(s.newStoreTx(sqlcore.Uninterrupted(t), false))
+		})
+	})
+	return outOfTime(ctx, err, start)
 }
 
-// View runs fn in one read transaction over a consistent snapshot.
+// beginBatch begins a group commit's transaction on the writer. The
+// transaction is not tied to ctx (database/sql would roll it back when ctx
+// ended, under every call of the batch); SQLite's own wait for another
+// process's lock is bounded by the busy timeout.
+func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], error) {
+	t, err := s.w.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlcore.GroupTx[*sql.Tx]{
+		Tx: t,
+		Exec: func(ctx context.Context, stmt string) error {
+			_, err := t.ExecContext(ctx, stmt)
+			return err
+		},
+		Commit:   t.Commit,
+		Rollback: t.Rollback,
+	}, nil
+}
+
+func errClosed() error {
+	return baton.Errorf(baton.ErrInternal, "the store is closed").WithHint("the server is shutting down; retry against a running server")
+}
+
+// View runs fn in one read transaction over a consistent snapshot, on the
+// reader pool: it never waits for the writer.
 func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
 	return s.run(ctx, s.r, true, fn)
 }
@@ -204,7 +252,7 @@ func (s *Store) View(ctx context.Context, fn func(baton.Tx) error) error {
 // a fresh transaction, the earlier one rolled back.
 func (s *Store) run(ctx context.Context, db *sql.DB, readOnly bool, fn func(baton.Tx) error) error {
 	if s.closed.Load() {
-		return baton.Errorf(baton.ErrInternal, "the store is closed").WithHint("the server is shutting down; retry against a running server")
+		return errClosed()
 	}
 	start := time.Now()
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error { return s.once(ctx, db, readOnly, fn) })
