@@ -9,9 +9,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,13 +23,9 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
-	"github.com/baton-dev/baton/events"
-	"github.com/baton-dev/baton/mcpserver"
 	"github.com/baton-dev/baton/postgres"
 	"github.com/baton-dev/baton/sqlite"
-	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools"
-	"github.com/baton-dev/baton/web"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,11 +35,18 @@ type Options struct {
 	Duration time.Duration // how long to run (default 10 s) ...
 	Calls    int           // ... or stop after this many calls in all
 	Stdio    bool          // one `baton mcp` process per agent instead of HTTP sessions
-	Binary   string        // the baton binary for stdio mode (default: this executable)
-	Dir      string        // where the database goes (default: a temporary directory)
+	// Binary is the baton binary that stdio mode starts per agent and
+	// --split re-executes as its server process (default: this
+	// executable; a test binary serves through ServeFromEnv in TestMain).
+	Binary string
+	Dir    string // where the database goes (default: a temporary directory)
 	// Postgres, a postgres:// URL, runs on a fresh schema of that database
 	// (dropped afterwards) instead of a SQLite file.
 	Postgres string
+	// Replicas, with Postgres, runs this many baton servers on the one
+	// schema, each with its own store handle, server factory and
+	// listener; the agents are dealt out to them in turn.
+	Replicas int
 	// ReadOnly runs a mix of read-only tools only (get_issue,
 	// get_issue_status, task_list, search_learnings, list_threads,
 	// list_agents), the reads that need no writer.
@@ -53,23 +56,124 @@ type Options struct {
 	// (dashboard.go); HTTP mode only.
 	Dashboard     int
 	DashboardPath string
+	// Floors measures, after the run and in the same process, the no-op
+	// go-sdk floor and (on SQLite) the SQLite write floor (floor.go) with
+	// the run's concurrency and duration; HTTP mode only.
+	Floors bool
+	// Split runs the server in a process of its own pinned to one CPU and
+	// the agents in this process pinned to another, and reports the CPU
+	// each side spends per call (Linux, two CPUs; see SplitSupported).
+	Split bool
+	// Rate, when above zero, paces the agents open-loop at this many calls
+	// per second in all (rate.go) instead of each calling again as soon as
+	// its last call returns.
+	Rate float64
 }
 
 // Project is the project every run works in.
 const Project = "bench"
 
 // agentHeader names the simulated agent of an HTTP request. Only the
-// harness's own in-process server reads it; `baton serve` never does.
+// harness's own bench server reads it; `baton serve` never does.
 const agentHeader = "X-Baton-Bench-Agent"
 
-// Run seeds a fresh database, runs the agents and reports.
-func Run(ctx context.Context, o Options) (rep *Report, err error) {
+// agentName is the name of the i-th simulated agent.
+func agentName(i int) string { return fmt.Sprintf("agent-%02d", i) }
+
+// Run seeds a fresh database, runs the agents, measures the floors if
+// asked, and reports.
+func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Agents <= 0 {
 		o.Agents = 64
+	}
+	if o.Replicas <= 0 {
+		o.Replicas = 1
+	}
+	if o.Rate > 0 && o.Calls > 0 {
+		// A paced run of N calls is a run of N/rate seconds.
+		o.Duration, o.Calls = time.Duration(float64(o.Calls)/o.Rate*float64(time.Second)), 0
 	}
 	if o.Duration <= 0 && o.Calls <= 0 {
 		o.Duration = 10 * time.Second
 	}
+	switch {
+	case o.Replicas > 1 && o.Postgres == "":
+		return nil, errors.New("replicas share one database: they need Postgres")
+	case o.Replicas > 1 && o.Stdio:
+		return nil, errors.New("replicas are HTTP servers: they do not run with Stdio")
+	case o.Split && o.Stdio:
+		return nil, errors.New("split pins one server process: stdio runs one per agent")
+	}
+	if o.Binary == "" && (o.Stdio || o.Split) {
+		bin, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		o.Binary = bin
+	}
+	cpus := cpuPlan{server: -1, client: -1}
+	if o.Split {
+		s, c, err := splitCPUs()
+		if err != nil {
+			return nil, err
+		}
+		cpus = cpuPlan{server: s, client: c}
+		restore, err := pinProcess(c)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	var rep *Report
+	var err error
+	if o.Stdio {
+		rep, err = runStdio(ctx, o)
+	} else {
+		rep, err = runHTTP(ctx, o, KindBaton, cpus)
+	}
+	if err != nil {
+		return nil, err
+	}
+	reg := tools.Registry()
+	for name, s := range rep.Tools {
+		if t, ok := reg.Get(name); ok && !t.Spec().Annotations.ReadOnly {
+			rep.Writes += s.Calls
+		}
+	}
+	if o.Floors && !o.Stdio && ctx.Err() == nil {
+		// The floors run for the run's duration; a run with a call budget
+		// may end sooner, and then they run as long as it did (never
+		// shorter than a tenth of a second).
+		d := o.Duration
+		if o.Calls > 0 || d <= 0 {
+			d = max(rep.Elapsed, 100*time.Millisecond)
+		}
+		fo := Options{Agents: o.Agents, Duration: d, Binary: o.Binary}
+		noop, err := runHTTP(ctx, fo, KindNoop, cpus)
+		if err != nil {
+			return nil, fmt.Errorf("the no-op floor: %w", err)
+		}
+		rep.Floors = &Floors{NoOp: &NoOpFloor{Sessions: o.Agents, Elapsed: noop.Elapsed, Calls: noop.Calls, Errors: noop.Errors, CPU: noop.CPU}}
+		if s := noop.Tools[noopTool]; s != nil {
+			rep.Floors.NoOp.FirstError = s.FirstError
+		}
+		// The SQLite floor is the SQLite store's: a PostgreSQL run has none.
+		// In a split run it runs here, pinned to the clients' one CPU, as
+		// the server ran on its one CPU.
+		if o.Postgres == "" {
+			if rep.Floors.SQLite, err = measureSQLiteFloor(ctx, o.Agents, d); err != nil {
+				return nil, fmt.Errorf("the SQLite floor: %w", err)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// cpuPlan is where a split run's two sides run; -1: anywhere.
+type cpuPlan struct{ server, client int }
+
+// runStdio runs the agents each on its own `baton mcp` process.
+func runStdio(ctx context.Context, o Options) (*Report, error) {
 	dir := o.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "baton-bench-")
@@ -91,6 +195,7 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 		}
 		defer postgres.DropSchema(context.WithoutCancel(ctx), o.Postgres, schema)
 		if dbPath, err = postgres.SchemaURL(o.Postgres, schema); err != nil {
+			ps.Close()
 			return nil, err
 		}
 		store = ps
@@ -101,70 +206,85 @@ func Run(ctx context.Context, o Options) (rep *Report, err error) {
 		}
 		store = ss
 	}
-	defer store.Close()
-	if err := seed(ctx, store, o.Agents); err != nil {
+	err := seed(ctx, store, o.Agents)
+	store.Close() // the agents' processes own the database now
+	if err != nil {
 		return nil, err
 	}
-	reg := tools.Registry()
-	env := &tool.Env{Store: store, Registry: reg, Bus: events.NewBus(), DataDir: dir,
-		Server: tool.ServerInfo{Version: "bench", Mode: "FULL", Started: time.Now()}}
+	connect := func(ctx context.Context, _ int, agent string) (*mcp.ClientSession, error) {
+		// A benchmark measures the server, not the per-agent rate limit.
+		cmd := exec.Command(o.Binary, "--db", dbPath, "mcp", "--preset", "full", "--agent", agent, "--project", Project, "--rate-limit", "0")
+		return client().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	}
+	// The servers are the agents' child processes: this process's CPU
+	// time would leave them out, so none is reported.
+	return drive(ctx, o, mixOf(o), connect, nil)
+}
 
-	var connect func(ctx context.Context, agent string) (*mcp.ClientSession, error)
-	if o.Stdio {
-		bin := o.Binary
-		if bin == "" {
-			var err error
-			if bin, err = os.Executable(); err != nil {
-				return nil, err
-			}
-		}
-		store.Close() // the agents' processes own the file now
-		connect = func(ctx context.Context, agent string) (*mcp.ClientSession, error) {
-			// A benchmark measures the server, not the per-agent rate limit.
-			cmd := exec.Command(bin, "--db", dbPath, "mcp", "--preset", "full", "--agent", agent, "--project", Project, "--rate-limit", "0")
-			return client().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		}
-	} else {
-		f := mcpserver.NewFactory(reg, env, "bench")
-		opts := mcpserver.HTTPOptions{Principal: func(r *http.Request) baton.Principal {
-			return baton.Principal{Agent: r.Header.Get(agentHeader), Project: Project, Source: baton.SourceHTTP, Preset: tool.PresetFull}
-		}}
-		if o.Dashboard > 0 {
-			dash := web.New(web.Options{Registry: reg, Env: env, Project: Project, Insecure: true})
-			defer dash.Close()
-			opts.Dashboard = dash
-		}
-		h := f.Handler(opts)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+// runHTTP starts a server of kind (in this process, or pinned in its own
+// with a split plan) and runs the agents against it over Streamable HTTP.
+func runHTTP(ctx context.Context, o Options, kind string, cpus cpuPlan) (rep *Report, err error) {
+	spec := ServeSpec{Kind: kind, Agents: o.Agents, Postgres: o.Postgres, Replicas: o.Replicas, Dashboard: o.Dashboard > 0, Dir: o.Dir,
+		CPU: cpus.server}
+	var eps endpoints
+	meter := &cpuMeter{}
+	if cpus.server >= 0 {
+		ch, err := startChild(ctx, o.Binary, spec)
 		if err != nil {
 			return nil, err
 		}
-		srv := &http.Server{Handler: h}
-		go srv.Serve(ln)
-		defer srv.Close()
-		base := "http://" + ln.Addr().String()
-		url := base + "/mcp"
-		if o.Dashboard > 0 {
-			path := o.DashboardPath
-			if path == "" {
-				path = "/"
-			}
-			stop, err := openPages(ctx, base, path, o.Dashboard)
-			if err != nil {
-				return nil, err
-			}
-			defer func() {
-				if rep != nil {
-					rep.Dashboard = stop()
-				}
-			}()
+		defer ch.stop()
+		eps, meter.serverPID = ch.endpoints, ch.pid()
+	} else {
+		srv, err := startServer(ctx, spec)
+		if err != nil {
+			return nil, err
 		}
-		connect = func(ctx context.Context, agent string) (*mcp.ClientSession, error) {
-			hc := &http.Client{Transport: headerTransport{agent: agent, next: http.DefaultTransport}}
-			return client().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		defer srv.close()
+		eps = srv.endpoints
+	}
+	if o.Dashboard > 0 {
+		path := o.DashboardPath
+		if path == "" {
+			path = "/"
+		}
+		stop, err := openPages(ctx, eps.Base[0], path, o.Dashboard)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rep != nil {
+				rep.Dashboard = stop()
+			}
+		}()
+	}
+	var transports []*http.Transport
+	defer func() {
+		for _, t := range transports {
+			t.CloseIdleConnections()
+		}
+	}()
+	connect := func(ctx context.Context, i int, agent string) (*mcp.ClientSession, error) {
+		// Each agent keeps its own connections, as a real agent (a process
+		// of its own) does: a shared pool's two idle connections per host
+		// would make most calls dial anew.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		transports = append(transports, t)
+		hc := &http.Client{Transport: headerTransport{agent: agent, next: t}}
+		return client().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: eps.MCP[i%len(eps.MCP)], HTTPClient: hc}, nil)
+	}
+	mix := mixOf(o)
+	if kind == KindNoop {
+		mix = mixNoop
+	}
+	rep, err = drive(ctx, o, mix, connect, meter)
+	if rep != nil {
+		rep.Replicas = len(eps.MCP)
+		if rep.CPU != nil && rep.CPU.Split {
+			rep.CPU.ServerCPU, rep.CPU.ClientCPU = cpus.server, cpus.client
 		}
 	}
-	return drive(ctx, o, connect)
+	return rep, err
 }
 
 type headerTransport struct {
@@ -210,13 +330,42 @@ func seed(ctx context.Context, s baton.Store, agents int) error {
 
 // Report is what a run measured.
 type Report struct {
-	Agents  int
-	Elapsed time.Duration
-	Calls   int
-	Errors  int
-	Tools   map[string]*Stats
+	Agents   int
+	Replicas int // HTTP servers the agents were dealt out to
+	Elapsed  time.Duration
+	Calls    int
+	Errors   int
+	Writes   int // calls of tools that write (not annotated read-only)
+	Tools    map[string]*Stats
+	// All are the latencies of every call, whatever the tool.
+	All *Stats
+	// Rate is what a paced run offered and achieved (nil when closed-loop).
+	Rate *RateStats
+	// CPU is the CPU time the run spent (nil where it cannot be read).
+	CPU *CPU
+	// Floors are the floors measured after the run (nil without).
+	Floors *Floors
 	// Dashboard is what the open dashboard pages did (nil without).
 	Dashboard *DashboardStats
+}
+
+// CPU is the CPU time spent over a run's measured window.
+type CPU struct {
+	// Split: the server ran in a process of its own on ServerCPU and the
+	// clients in this one on ClientCPU. Otherwise Client is the whole
+	// process's time, server and clients together, and Server is zero.
+	Split                bool
+	ServerCPU, ClientCPU int
+	Server, Client       time.Duration
+	Calls                int // calls in the window
+}
+
+// PerCall divides d by the calls.
+func (c *CPU) PerCall(d time.Duration) time.Duration {
+	if c.Calls == 0 {
+		return 0
+	}
+	return d / time.Duration(c.Calls)
 }
 
 // Stats are one tool's latencies.
@@ -236,12 +385,24 @@ func (s *Stats) Percentile(p float64) time.Duration {
 }
 
 // Throughput is calls per second.
-func (r *Report) Throughput() float64 { return float64(r.Calls) / r.Elapsed.Seconds() }
+func (r *Report) Throughput() float64 { return rate(r.Calls, r.Elapsed) }
 
-// Print writes the report as a table.
+// WriteThroughput is calls of writing tools per second.
+func (r *Report) WriteThroughput() float64 { return rate(r.Writes, r.Elapsed) }
+
+// Print writes the report: the headline, the latency table, then CPU,
+// pacing, floors and dashboard, a line each.
 func (r *Report) Print(w io.Writer) {
-	fmt.Fprintf(w, "%d agents, %d calls in %s: %.0f calls/s, %d errors\n", r.Agents, r.Calls, r.Elapsed.Round(time.Millisecond),
-		r.Throughput(), r.Errors)
+	servers := ""
+	if r.Replicas > 1 {
+		servers = fmt.Sprintf(" on %d servers", r.Replicas)
+	}
+	fmt.Fprintf(w, "%d agents%s, %d calls in %s: %.0f calls/s (%.0f writes/s), %d errors\n", r.Agents, servers, r.Calls,
+		r.Elapsed.Round(time.Millisecond), r.Throughput(), r.WriteThroughput(), r.Errors)
+	if p := r.Rate; p != nil {
+		fmt.Fprintf(w, "paced: %.0f calls/s offered, %.0f achieved; %d of %d late to start by >1ms, %d not started by the end; latency counts from each call's intended start\n",
+			p.Offered, p.Achieved(), p.Late, p.Issued, p.Unsent)
+	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "TOOL\tCALLS\tERRORS\tP50\tP90\tP99\tMAX\t")
 	names := make([]string, 0, len(r.Tools))
@@ -249,15 +410,43 @@ func (r *Report) Print(w io.Writer) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		s := r.Tools[n]
+	row := func(n string, s *Stats) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", n, s.Calls, s.Errors, ms(s.Percentile(50)), ms(s.Percentile(90)),
 			ms(s.Percentile(99)), ms(s.Percentile(100)))
+	}
+	for _, n := range names {
+		row(n, r.Tools[n])
+	}
+	if r.All != nil && len(names) > 1 {
+		row("(all)", r.All)
 	}
 	tw.Flush()
 	for _, n := range names {
 		if e := r.Tools[n].FirstError; e != "" {
 			fmt.Fprintf(w, "first error of %s: %s\n", n, e)
+		}
+	}
+	if c := r.CPU; c != nil {
+		fmt.Fprintf(w, "cpu per call: %s\n", c.describe())
+	}
+	if f := r.Floors; f != nil {
+		if n := f.NoOp; n != nil {
+			fmt.Fprintf(w, "floor, go-sdk no-op: %.0f calls/s (%d sessions, %s, %d errors); baton's calls/s %.1f%% of it", n.Throughput(), n.Sessions,
+				n.Elapsed.Round(time.Millisecond), n.Errors, 100*ratio(r.Throughput(), n.Throughput()))
+			if n.CPU != nil {
+				fmt.Fprintf(w, "; cpu per call %s", n.CPU.describe())
+			}
+			fmt.Fprintln(w)
+			if n.FirstError != "" {
+				fmt.Fprintf(w, "first error of the no-op floor: %s\n", n.FirstError)
+			}
+		}
+		if s := f.SQLite; s != nil {
+			fmt.Fprintf(w, "floor, SQLite write: %.0f tx/s (%d goroutines, %s, %d errors); baton's writes/s %.1f%% of it\n", s.Throughput(), s.Goroutines,
+				s.Elapsed.Round(time.Millisecond), s.Errors, 100*ratio(r.WriteThroughput(), s.Throughput()))
+			if s.FirstError != "" {
+				fmt.Fprintf(w, "first error of the SQLite floor: %s\n", s.FirstError)
+			}
 		}
 	}
 	if d := r.Dashboard; d != nil {
@@ -270,10 +459,79 @@ func (r *Report) Print(w io.Writer) {
 	}
 }
 
+// describe says what c spent per call, in a few words.
+func (c *CPU) describe() string {
+	if c.Split {
+		return fmt.Sprintf("server %s (cpu %d), clients %s (cpu %d)", us(c.PerCall(c.Server)), c.ServerCPU, us(c.PerCall(c.Client)), c.ClientCPU)
+	}
+	return fmt.Sprintf("%s (server and clients in one process)", us(c.PerCall(c.Client)))
+}
+
+// ratio is a/b, or 0 when b is.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
 
-// drive runs the agents until the time or the call budget is spent.
-func drive(ctx context.Context, o Options, connect func(context.Context, string) (*mcp.ClientSession, error)) (*Report, error) {
+func us(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d.Nanoseconds())/1000) }
+
+// cpuMeter reads the CPU time of a run's measured window: this process's,
+// and the server process's when it has one of its own.
+type cpuMeter struct {
+	serverPID      int
+	server, client time.Duration
+	ok             bool
+	err            error
+}
+
+func (m *cpuMeter) begin() {
+	m.client, m.ok = selfCPU()
+	if m.serverPID > 0 {
+		m.server, m.err = processCPU(m.serverPID)
+	}
+}
+
+// end returns the window's CPU, or nil when it could not be read.
+func (m *cpuMeter) end(calls int) *CPU {
+	c, ok := selfCPU()
+	if !ok || !m.ok || m.err != nil {
+		return nil
+	}
+	cpu := &CPU{Client: c - m.client, Calls: calls}
+	if m.serverPID > 0 {
+		s, err := processCPU(m.serverPID)
+		if err != nil {
+			return nil
+		}
+		cpu.Split, cpu.Server = true, s-m.server
+	}
+	return cpu
+}
+
+// mix is the calls the agents make.
+type mix int
+
+const (
+	mixWork mix = iota // claim, read, record, talk, search, hand on
+	mixRead            // read-only tools
+	mixNoop            // the no-op floor's one tool
+)
+
+func mixOf(o Options) mix {
+	if o.ReadOnly {
+		return mixRead
+	}
+	return mixWork
+}
+
+// drive runs the agents until the time or the call budget is spent,
+// closed-loop or paced (o.Rate). meter, when set, reads the CPU time of
+// the measured window.
+func drive(ctx context.Context, o Options, mx mix, connect func(context.Context, int, string) (*mcp.ClientSession, error), meter *cpuMeter) (*Report, error) {
 	var budget chan struct{}
 	if o.Calls > 0 {
 		budget = make(chan struct{}, o.Calls)
@@ -282,7 +540,7 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 		}
 	}
 	var mu sync.Mutex
-	rep := &Report{Agents: o.Agents, Tools: map[string]*Stats{}}
+	rep := &Report{Agents: o.Agents, Tools: map[string]*Stats{}, All: &Stats{}}
 	record := func(tool string, d time.Duration, err string) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -294,9 +552,12 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 		s.Calls++
 		rep.Calls++
 		s.latencies = append(s.latencies, d)
+		rep.All.Calls++
+		rep.All.latencies = append(rep.All.latencies, d)
 		if err != "" {
 			s.Errors++
 			rep.Errors++
+			rep.All.Errors++
 			if s.FirstError == "" {
 				s.FirstError = err
 			}
@@ -304,7 +565,7 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 	}
 	sessions := make([]*mcp.ClientSession, o.Agents)
 	for i := range sessions {
-		cs, err := connect(ctx, fmt.Sprintf("agent-%02d", i))
+		cs, err := connect(ctx, i, agentName(i))
 		if err != nil {
 			return nil, fmt.Errorf("connecting agent %d: %w", i, err)
 		}
@@ -313,29 +574,39 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 	}
 	agents := make([]*agent, len(sessions))
 	for i, cs := range sessions {
-		agents[i] = &agent{cs: cs, name: fmt.Sprintf("agent-%02d", i), peer: fmt.Sprintf("agent-%02d", (i+1)%o.Agents), record: record,
-			readOnly: o.ReadOnly, items: o.Agents * itemsPerAgent}
+		agents[i] = &agent{cs: cs, name: agentName(i), peer: agentName((i + 1) % o.Agents), record: record,
+			mix: mx, items: o.Agents * itemsPerAgent}
 	}
-	// Every agent reports in before the mix starts, so each is known to
-	// the others (messages to unknown agents are refused).
-	var ready sync.WaitGroup
-	for _, a := range agents {
-		ready.Add(1)
-		go func() { defer ready.Done(); a.call(ctx, "set_status", map[string]any{"status": "working"}) }()
+	if mx != mixNoop {
+		// Every agent reports in before the mix starts, so each is known
+		// to the others (messages to unknown agents are refused).
+		var ready sync.WaitGroup
+		for _, a := range agents {
+			ready.Add(1)
+			go func() { defer ready.Done(); a.call(ctx, "set_status", map[string]any{"status": "working"}) }()
+		}
+		ready.Wait()
 	}
-	ready.Wait()
+	if meter != nil {
+		meter.begin()
+	}
 	// The run's time counts from here: connecting and reporting in are
 	// set-up, not load.
 	start := time.Now()
+	callsBefore := rep.Calls
 	var deadline time.Time
 	if o.Duration > 0 {
 		deadline = start.Add(o.Duration)
 	}
 	var wg sync.WaitGroup
-	for _, a := range agents {
+	for i, a := range agents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if o.Rate > 0 {
+				a.paced(ctx, i, len(agents), o.Rate, start, deadline)
+				return
+			}
 			for n := 0; ; n++ {
 				if !deadline.IsZero() && time.Now().After(deadline) || ctx.Err() != nil {
 					return
@@ -353,9 +624,22 @@ func drive(ctx context.Context, o Options, connect func(context.Context, string)
 	}
 	wg.Wait()
 	rep.Elapsed = time.Since(start)
+	if meter != nil {
+		rep.CPU = meter.end(rep.Calls - callsBefore)
+	}
+	if o.Rate > 0 {
+		rep.Rate = &RateStats{Offered: o.Rate, Elapsed: rep.Elapsed}
+		for _, a := range agents {
+			rep.Rate.Issued += a.issued
+			rep.Rate.Late += a.late
+			rep.Rate.Unsent += a.unsent
+		}
+	}
 	for _, s := range rep.Tools {
 		slices.Sort(s.latencies)
 	}
+	slices.Sort(rep.All.latencies)
+	// A run stopped early (ctx) still reports what it measured.
 	return rep, nil
 }
 
@@ -365,8 +649,13 @@ type agent struct {
 	name, peer string
 	item       string
 	record     func(string, time.Duration, string)
-	readOnly   bool
+	mix        mix
 	items      int // seeded items, B-1 to B-items
+
+	// due, in a paced run, is when the next call should have started; its
+	// latency counts from then.
+	due                  time.Time
+	issued, late, unsent int
 }
 
 // itemsPerAgent is how many work items seed makes per agent.
@@ -374,8 +663,16 @@ const itemsPerAgent = 50
 
 func (a *agent) call(ctx context.Context, name string, args map[string]any) map[string]any {
 	start := time.Now()
+	from := start
+	if !a.due.IsZero() {
+		from, a.due = a.due, time.Time{}
+		a.issued++
+		if start.Sub(from) > lateAfter {
+			a.late++
+		}
+	}
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	d := time.Since(start)
+	d := time.Since(from)
 	switch {
 	case err != nil:
 		a.record(name, d, err.Error())
@@ -390,12 +687,16 @@ func (a *agent) call(ctx context.Context, name string, args map[string]any) map[
 	return m
 }
 
-// step is one call of the mix: claim work, read it, record a finding, talk,
-// search, hand the work on.
-func (a *agent) step(ctx context.Context, n int) {
-	if a.readOnly {
+// step is one step of the mix; it reports whether it made a call (a step
+// about the agent's work item makes none while the agent holds none).
+func (a *agent) step(ctx context.Context, n int) bool {
+	switch a.mix {
+	case mixRead:
 		a.read(ctx, n)
-		return
+		return true
+	case mixNoop:
+		a.call(ctx, noopTool, map[string]any{})
+		return true
 	}
 	switch n % 7 {
 	case 0:
@@ -405,13 +706,15 @@ func (a *agent) step(ctx context.Context, n int) {
 			a.item, _ = out["item_id"].(string)
 		}
 	case 1:
-		if a.item != "" {
-			a.call(ctx, "get_issue", map[string]any{"issue_id": a.item})
+		if a.item == "" {
+			return false
 		}
+		a.call(ctx, "get_issue", map[string]any{"issue_id": a.item})
 	case 2:
-		if a.item != "" {
-			a.call(ctx, "add_finding", map[string]any{"issue_id": a.item, "category": "code_pattern", "summary": "benchmark finding"})
+		if a.item == "" {
+			return false
 		}
+		a.call(ctx, "add_finding", map[string]any{"issue_id": a.item, "category": "code_pattern", "summary": "benchmark finding"})
 	case 3:
 		a.call(ctx, "send_message", map[string]any{"to": a.peer, "body": "status update from " + a.name, "threadId": "bench"})
 	case 4:
@@ -419,10 +722,12 @@ func (a *agent) step(ctx context.Context, n int) {
 	case 5:
 		a.call(ctx, "search_learnings", map[string]any{"query": []string{"retry", "migration", "lease", "cache"}[n%4], "limit": 10})
 	case 6:
-		if a.item != "" {
-			a.call(ctx, "update_issue_status", map[string]any{"issue_id": a.item, "status": "review", "reason": "done in the benchmark"})
+		if a.item == "" {
+			return false
 		}
+		a.call(ctx, "update_issue_status", map[string]any{"issue_id": a.item, "status": "review", "reason": "done in the benchmark"})
 	}
+	return true
 }
 
 // read is one call of the read-only mix.

@@ -3,13 +3,42 @@ package bench_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton/bench"
+	"github.com/baton-dev/baton/cli"
+	"github.com/baton-dev/baton/tools"
 )
+
+// asBaton, set in the environment, makes this test binary run as the
+// baton command: the harness re-executes its binary (--split's server
+// process, --cold-start's servers), and under `go test` that binary is
+// this one.
+const asBaton = "BATON_BENCH_TEST_AS_BATON"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asBaton) == "1" {
+		app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+		os.Exit(app.Run(context.Background(), os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// thisBinary is the test binary, to be re-executed as baton.
+func thisBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asBaton, "1")
+	return bin
+}
 
 // TestSmoke runs the harness for a second over HTTP and checks that it
 // reports, without errors. It asserts no timing: how many calls fit in the
@@ -83,5 +112,156 @@ func TestReadOnlyMix(t *testing.T) {
 		if tool != "set_status" && !slices.Contains(reads, tool) {
 			t.Errorf("the read-only mix called %s", tool)
 		}
+	}
+}
+
+// TestFloors: a run with floors measures both floors with the run's
+// agents and duration, without errors, and prints baton's figures as
+// fractions of them.
+func TestFloors(t *testing.T) {
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 3, Duration: 500 * time.Millisecond, Floors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	f := rep.Floors
+	if rep.Errors != 0 || rep.Writes == 0 || rep.Writes >= rep.Calls || f == nil || f.NoOp == nil || f.SQLite == nil {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	if f.NoOp.Calls == 0 || f.NoOp.Errors != 0 || f.NoOp.Sessions != 3 || f.NoOp.Throughput() <= 0 {
+		t.Errorf("no-op floor %+v:\n%s", f.NoOp, out.String())
+	}
+	if f.SQLite.Tx == 0 || f.SQLite.Errors != 0 || f.SQLite.Goroutines != 3 || f.SQLite.Throughput() <= 0 {
+		t.Errorf("SQLite floor %+v:\n%s", f.SQLite, out.String())
+	}
+	// The floors run for the run's duration (the loops stop at it).
+	for _, d := range []time.Duration{f.NoOp.Elapsed, f.SQLite.Elapsed} {
+		if d < 500*time.Millisecond {
+			t.Errorf("a floor ran %s, shorter than the run's 500ms", d)
+		}
+	}
+	for _, want := range []string{"floor, go-sdk no-op", "floor, SQLite write", "baton's writes/s", "% of it", "cpu per call"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestRate: a paced run makes exactly the calls offered (each either
+// started or counted as not started by the end), no sooner than they are
+// due, and reports latency and pacing.
+func TestRate(t *testing.T) {
+	const agents, rate, d = 4, 200, time.Second
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: agents, Duration: d, Rate: rate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	p := rep.Rate
+	if rep.Errors != 0 || p == nil {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	// 200 calls/s over 4 agents: one every 20 ms each, staggered by 5 ms,
+	// so 50 due times each in the second.
+	if p.Issued+p.Unsent != rate || p.Offered != rate || p.Issued == 0 {
+		t.Errorf("issued %d + unsent %d, want %d offered:\n%s", p.Issued, p.Unsent, rate, out.String())
+	}
+	// The last call is due 995 ms in: a run that ends sooner did not wait
+	// for the due times.
+	if rep.Elapsed < 990*time.Millisecond {
+		t.Errorf("a paced run of 1s ended after %s", rep.Elapsed)
+	}
+	// set_status, which opens each agent's work, is not paced.
+	if rep.All.Calls != p.Issued+agents || rep.All.Percentile(50) <= 0 || rep.All.Percentile(100) < rep.All.Percentile(50) {
+		t.Errorf("latencies of %d calls, p50 %s:\n%s", rep.All.Calls, rep.All.Percentile(50), out.String())
+	}
+	if !strings.Contains(out.String(), "200 calls/s offered") || !strings.Contains(out.String(), "late to start") {
+		t.Errorf("report lacks the pacing:\n%s", out.String())
+	}
+}
+
+// TestRateWithCalls: --calls with --rate means a run of calls/rate
+// seconds.
+func TestRateWithCalls(t *testing.T) {
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 2, Calls: 20, Rate: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 0 || rep.Rate == nil || rep.Rate.Issued+rep.Rate.Unsent != 20 {
+		t.Fatalf("%+v", rep.Rate)
+	}
+}
+
+// TestSplit: the server runs in a process of its own pinned to one CPU,
+// the agents on another, the floors likewise; each side's CPU time per
+// call is reported, and this process gets its CPUs back afterwards.
+func TestSplit(t *testing.T) {
+	if err := bench.SplitSupported(); err != nil {
+		t.Skipf("--split cannot run here: %v", err)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 2, Duration: 500 * time.Millisecond, Split: true, Floors: true,
+		Binary: thisBinary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	c := rep.CPU
+	if rep.Errors != 0 || rep.Calls == 0 || c == nil || !c.Split || c.ServerCPU == c.ClientCPU || c.Calls == 0 {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	// Half a second of calls costs the server some CPU; /proc counts in
+	// 10 ms ticks, so it shows.
+	if c.Server <= 0 || c.Client <= 0 {
+		t.Errorf("server %s, clients %s of CPU:\n%s", c.Server, c.Client, out.String())
+	}
+	if n := rep.Floors.NoOp; n.CPU == nil || !n.CPU.Split || n.Calls == 0 || n.Errors != 0 {
+		t.Errorf("no-op floor %+v:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), "server ") || !strings.Contains(out.String(), "clients ") {
+		t.Errorf("report lacks the split CPU:\n%s", out.String())
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS %d after the run, %d before", got, procs)
+	}
+}
+
+// TestColdStartPreset: cold start runs the chosen preset's server and
+// reports its tools/list.
+func TestColdStartPreset(t *testing.T) {
+	cs, err := bench.MeasureColdStart(thisBinary(t), 2, "core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Preset != "core" || cs.Runs != 2 || cs.Tools == 0 || cs.ToToolsList < cs.ToInitialize || cs.ToInitialize <= 0 {
+		t.Fatalf("%+v", cs)
+	}
+	full, err := bench.MeasureColdStart(thisBinary(t), 1, "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Tools <= cs.Tools {
+		t.Errorf("full preset lists %d tools, core %d", full.Tools, cs.Tools)
+	}
+}
+
+// TestReplicas: with PostgreSQL, agents dealt out to several servers on
+// one schema all work without errors.
+func TestReplicas(t *testing.T) {
+	url := os.Getenv("BATON_TEST_POSTGRES_URL")
+	if url == "" {
+		t.Skip("BATON_TEST_POSTGRES_URL is not set")
+	}
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 4, Calls: 40, Postgres: url, Replicas: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	if rep.Errors != 0 || rep.Replicas != 2 || rep.Calls == 0 || !strings.Contains(out.String(), "on 2 servers") {
+		t.Fatalf("report:\n%s", out.String())
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,14 +17,21 @@ import (
 // ColdStart is what starting `baton mcp` costs.
 type ColdStart struct {
 	Runs           int
+	Preset         string        // the tool preset the server offered
+	Tools          int           // tools in the tools/list answer
 	ToInitialize   time.Duration // median: exec to the initialize response
 	ToToolsList    time.Duration // median: exec to the tools/list response
 	IdlePeakRSSKiB int64         // VmHWM of an idle server after tools/list
 }
 
-// MeasureColdStart starts `baton mcp` runs times on a fresh database and
-// times the first two answers; then reads the peak RSS of an idle server.
-func MeasureColdStart(bin string, runs int) (*ColdStart, error) {
+// MeasureColdStart starts `baton mcp --preset preset` runs times on a
+// fresh database and times the first two answers; then reads the peak RSS
+// of an idle server. The preset matters: tools/list carries every offered
+// tool's schema (the target is set for the core preset).
+func MeasureColdStart(bin string, runs int, preset string) (*ColdStart, error) {
+	if runs <= 0 {
+		return nil, fmt.Errorf("cold start needs at least one run, not %d", runs)
+	}
 	dir, err := os.MkdirTemp("", "baton-cold-")
 	if err != nil {
 		return nil, err
@@ -36,12 +44,13 @@ func MeasureColdStart(bin string, runs int) (*ColdStart, error) {
 		return nil, fmt.Errorf("baton init: %v: %s", err, out)
 	}
 	var inits, lists []time.Duration
-	cs := &ColdStart{Runs: runs}
+	cs := &ColdStart{Runs: runs, Preset: preset}
 	for i := range runs {
-		ti, tl, rss, err := startOnce(bin, db, i == runs-1)
+		ti, tl, rss, tools, err := startOnce(bin, db, preset, i == runs-1)
 		if err != nil {
 			return nil, err
 		}
+		cs.Tools = tools
 		inits, lists = append(inits, ti), append(lists, tl)
 		if rss > 0 {
 			cs.IdlePeakRSSKiB = rss
@@ -53,45 +62,52 @@ func MeasureColdStart(bin string, runs int) (*ColdStart, error) {
 	return cs, nil
 }
 
-func startOnce(bin, db string, rss bool) (time.Duration, time.Duration, int64, error) {
-	cmd := exec.Command(bin, "--db", db, "mcp", "--preset", "full", "--agent", "cold")
+func startOnce(bin, db, preset string, rss bool) (toInit, toList time.Duration, peak int64, tools int, err error) {
+	cmd := exec.Command(bin, "--db", db, "mcp", "--preset", preset, "--agent", "cold")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
 	lines := bufio.NewReader(stdout)
 	send := func(s string) { io.WriteString(stdin, s+"\n") }
-	await := func(id string) error {
+	await := func(id string) (string, error) {
 		for {
 			line, err := lines.ReadString('\n')
 			if err != nil {
-				return err
+				return "", err
 			}
 			if strings.Contains(line, `"id":`+id+`,`) {
-				return nil
+				return line, nil
 			}
 		}
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cold","version":"1"}}}`)
-	if err := await("1"); err != nil {
-		return 0, 0, 0, err
+	if _, err := await("1"); err != nil {
+		return 0, 0, 0, 0, err
 	}
-	toInit := time.Since(start)
+	toInit = time.Since(start)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	if err := await("2"); err != nil {
-		return 0, 0, 0, err
+	line, err := await("2")
+	if err != nil {
+		return 0, 0, 0, 0, err
 	}
-	toList := time.Since(start)
-	var peak int64
+	toList = time.Since(start)
+	var list struct {
+		Result struct{ Tools []json.RawMessage }
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal([]byte(line), &list); err != nil || list.Error != nil {
+		return 0, 0, 0, 0, fmt.Errorf("tools/list answered %s", strings.TrimSpace(line))
+	}
 	if rss {
 		time.Sleep(500 * time.Millisecond) // idle
 		peak = vmHWM(cmd.Process.Pid)
 	}
-	return toInit, toList, peak, nil
+	return toInit, toList, peak, len(list.Result.Tools), nil
 }
 
 // vmHWM reads a process's peak resident set size in KiB (Linux).

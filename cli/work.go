@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
-	"github.com/baton-dev/baton/bench"
 	"github.com/baton-dev/baton/memory"
 	"github.com/baton-dev/baton/runs"
 	"github.com/spf13/cobra"
@@ -309,65 +307,4 @@ func watchEventOf(e *baton.Event) watchEvent {
 		data = json.RawMessage("null") // a line must stay one JSON value
 	}
 	return watchEvent{Seq: e.Seq, At: baton.Timestamp(e.At), Project: e.Project, Type: e.Type, Subject: e.Subject, Agent: e.Agent, Data: data}
-}
-
-// benchCmd is `baton bench`: the load harness (package bench).
-func (a *App) benchCmd() *cobra.Command {
-	var o bench.Options
-	var cold int
-	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "Load-test a fresh baton on loopback: N agents on the call mix, or --cold-start",
-		Long: "bench seeds a fresh database in a temporary directory, starts baton on 127.0.0.1, and runs N agents\n" +
-			"(each its own MCP session, or with --stdio its own `baton mcp` process) on a mix of claim_next, get_issue,\n" +
-			"add_finding, send_message, read_messages, search_learnings and update_issue_status for --duration or\n" +
-			"--calls, then prints throughput and per-tool latency. --cold-start N times `baton mcp` startup instead.\n" +
-			"--dashboard N keeps N dashboard pages open meanwhile, refreshing live as a browser does, to measure\n" +
-			"what watching costs the agents.",
-		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if o.Dashboard < 0 || o.Dashboard > 64 {
-				return usageError("--dashboard must be 0 to 64 pages, not %d", o.Dashboard)
-			}
-			if o.Dashboard > 0 && o.Stdio {
-				return usageError("--dashboard needs the HTTP server: drop --stdio")
-			}
-			if o.DashboardPath != "" && !strings.HasPrefix(o.DashboardPath, "/") {
-				return usageError("--dashboard-page is a path such as /board, not %q", o.DashboardPath)
-			}
-			if cold > 0 {
-				bin, err := os.Executable()
-				if err != nil {
-					return err
-				}
-				cs, err := bench.MeasureColdStart(bin, cold)
-				if err != nil {
-					return &ExitError{Code: ExitTool, Err: err}
-				}
-				fmt.Fprintf(a.Stdout, "cold start over %d runs (median): initialize %s, tools/list %s; idle peak RSS %.1f MiB\n",
-					cs.Runs, cs.ToInitialize.Round(10*time.Microsecond), cs.ToToolsList.Round(10*time.Microsecond), float64(cs.IdlePeakRSSKiB)/1024)
-				return nil
-			}
-			rep, err := bench.Run(c.Context(), o)
-			if err != nil {
-				return &ExitError{Code: ExitTool, Err: err}
-			}
-			rep.Print(a.Stdout)
-			if rep.Errors > 0 {
-				return &ExitError{Code: ExitTool, Err: fmt.Errorf("%d calls failed", rep.Errors)}
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.IntVar(&o.Agents, "agents", 64, "simulated agents")
-	f.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run")
-	f.IntVar(&o.Calls, "calls", 0, "stop after this many calls in all instead")
-	f.BoolVar(&o.Stdio, "stdio", false, "one `baton mcp` process per agent on one database file")
-	f.IntVar(&cold, "cold-start", 0, "time this many `baton mcp` starts instead")
-	f.BoolVar(&o.ReadOnly, "read-only", false, "a mix of read-only tools only (reads need no writer)")
-	f.StringVar(&o.Postgres, "postgres", "", "run on a fresh schema of this PostgreSQL database (postgres:// URL) instead of SQLite")
-	f.IntVar(&o.Dashboard, "dashboard", 0, "keep this many live dashboard pages open during the run")
-	f.StringVar(&o.DashboardPath, "dashboard-page", "/", "the dashboard page they show (/, /board, /agents, ...)")
-	return cmd
 }

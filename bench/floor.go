@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/baton-dev/baton/sqlite"
+)
+
+// The floors are what the layers under baton do on this machine, in the
+// same run and with the same concurrency: how many no-op calls per second
+// the go-sdk serves over loopback Streamable HTTP, and how many small
+// write transactions per second SQLite commits with the store's driver and
+// settings. Baton's figures as fractions of them say how much of the
+// machine baton itself spends, whatever the machine.
+
+// Floors are the floors measured beside a run.
+type Floors struct {
+	NoOp   *NoOpFloor
+	SQLite *SQLiteFloor
+}
+
+// NoOpFloor is the go-sdk's own cost: the run's sessions calling a tool
+// that does nothing, closed-loop, for the run's duration.
+type NoOpFloor struct {
+	Sessions   int
+	Elapsed    time.Duration
+	Calls      int
+	Errors     int
+	FirstError string
+	// CPU is the CPU time the floor used (split like the run's).
+	CPU *CPU
+}
+
+// Throughput is no-op calls per second.
+func (f *NoOpFloor) Throughput() float64 { return rate(f.Calls, f.Elapsed) }
+
+// SQLiteFloor is SQLite's own cost: baton-shaped write transactions from
+// as many goroutines as the run had agents, for the run's duration.
+type SQLiteFloor struct {
+	Goroutines int
+	Elapsed    time.Duration
+	Tx         int // committed
+	Errors     int
+	FirstError string
+}
+
+// Throughput is committed transactions per second.
+func (f *SQLiteFloor) Throughput() float64 { return rate(f.Tx, f.Elapsed) }
+
+func rate(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// floorSchema is the scratch schema of the SQLite floor: the rows one
+// baton write touches, with the indexes that make their lookups cheap.
+const floorSchema = `
+CREATE TABLE items (id INTEGER PRIMARY KEY, project TEXT NOT NULL, status TEXT NOT NULL, assignee TEXT, updated_at TEXT NOT NULL);
+CREATE TABLE actions (id INTEGER PRIMARY KEY, item_id INTEGER NOT NULL REFERENCES items(id), agent TEXT NOT NULL,
+	kind TEXT NOT NULL, detail TEXT NOT NULL, at TEXT NOT NULL);
+CREATE INDEX actions_item ON actions(item_id, at);
+CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, project TEXT NOT NULL, type TEXT NOT NULL, subject TEXT NOT NULL,
+	agent TEXT NOT NULL, data TEXT NOT NULL, at TEXT NOT NULL);
+CREATE TABLE presence (agent TEXT PRIMARY KEY, status TEXT NOT NULL, last_seen TEXT NOT NULL);
+`
+
+// measureSQLiteFloor commits baton-shaped write transactions (BEGIN
+// IMMEDIATE; update an item; insert an action; insert an event; update
+// the agent's presence; COMMIT) from goroutines goroutines for d, on one
+// connection opened exactly as the store opens its writer, in a scratch
+// file of its own.
+func measureSQLiteFloor(ctx context.Context, goroutines int, d time.Duration) (*SQLiteFloor, error) {
+	dir, err := os.MkdirTemp("", "baton-floor-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", sqlite.DSN(filepath.Join(dir, "floor.db"), sqlite.Options{}, true))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	// One connection, as the store has one writer: the goroutines queue
+	// for it as the agents' writes do.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	if _, err := db.ExecContext(ctx, floorSchema); err != nil {
+		return nil, fmt.Errorf("the SQLite floor's schema: %w", err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	for g := range goroutines {
+		if _, err := db.ExecContext(ctx, `INSERT INTO items (id, project, status, updated_at) VALUES (?, ?, 'todo', ?)`, g+1, Project, now); err != nil {
+			return nil, err
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO presence (agent, status, last_seen) VALUES (?, 'idle', ?)`, agentName(g), now); err != nil {
+			return nil, err
+		}
+	}
+	f := &SQLiteFloor{Goroutines: goroutines}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; time.Now().Before(deadline) && ctx.Err() == nil; n++ {
+				err := floorTx(ctx, db, g, n)
+				mu.Lock()
+				if err != nil {
+					f.Errors++
+					if f.FirstError == "" {
+						f.FirstError = err.Error()
+					}
+				} else {
+					f.Tx++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	f.Elapsed = time.Since(start)
+	return f, nil
+}
+
+// floorTx is one baton-shaped write transaction of goroutine g.
+func floorTx(ctx context.Context, db *sql.DB, g, n int) error {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the DSN's _txlock
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	agent := agentName(g)
+	status := []string{"in_progress", "review", "todo"}[n%3]
+	if _, err := tx.ExecContext(ctx, `UPDATE items SET status = ?, assignee = ?, updated_at = ? WHERE id = ?`, status, agent, now, g+1); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO actions (item_id, agent, kind, detail, at) VALUES (?, ?, 'status', ?, ?)`,
+		g+1, agent, `{"to":"`+status+`","reason":"benchmark floor"}`, now); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events (project, type, subject, agent, data, at) VALUES (?, 'item.status', ?, ?, ?, ?)`,
+		Project, fmt.Sprintf("B-%d", g+1), agent, `{"status":"`+status+`"}`, now); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE presence SET status = 'working', last_seen = ? WHERE agent = ?`, now, agent); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
