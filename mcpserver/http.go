@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -115,10 +116,20 @@ func (f *Factory) Handler(opts HTTPOptions) http.Handler {
 	events := mcp.NewMemoryEventStore(nil)
 	events.SetMaxBytes(replay)
 	server := func(r *http.Request) *mcp.Server { return f.Server(requestPrincipal(r)) }
+	// Most requests are answered as one application/json body: no SSE
+	// framing, no flush per message and nothing kept for replay. Only calls
+	// that may run long are answered as an SSE stream (mayRunLong), which a
+	// client whose connection drops resumes with Last-Event-ID.
+	streamed := f.mayRunLong
 	h.stateful = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
-		SessionTimeout: opts.SessionTimeout, Logger: f.Log, EventStore: events, MaxRequestBodyBytes: h.maxBody})
+		SessionTimeout: opts.SessionTimeout, Logger: f.Log, EventStore: events, MaxRequestBodyBytes: h.maxBody,
+		JSONResponse: true, StreamResponse: streamed})
+	// The sessionless protocol has no resumption, but a streamed answer
+	// still carries the messages the server sends during the call, which
+	// without a session have no other way to the client.
 	h.stateless = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
-		Stateless: true, Logger: f.Log, MaxRequestBodyBytes: h.maxBody})
+		Stateless: true, Logger: f.Log, MaxRequestBodyBytes: h.maxBody,
+		JSONResponse: true, StreamResponse: streamed})
 	h.sse = mcp.NewSSEHandler(server, &mcp.SSEOptions{MaxRequestBodyBytes: h.maxBody})
 
 	mux := http.NewServeMux()
@@ -141,6 +152,51 @@ func (f *Factory) Handler(opts HTTPOptions) http.Handler {
 	}
 	allowed := append(slices.Clone(loopbackNames), opts.AllowedHosts...)
 	return deadlines(opts.Timeouts, guard(allowed, mux))
+}
+
+// waitingTools are the tools whose calls wait for something to happen (a
+// long poll): wait_for_messages for a message, ask_owner for the owner's
+// answer, each up to its timeout_seconds. Their answers go out as an SSE
+// stream, so that a client whose connection drops during the wait resumes
+// it and still gets the answer. TestWaitingToolsAreStreamed fails when a
+// tool that takes a timeout or says it blocks is missing here.
+var waitingTools = []string{"wait_for_messages", "ask_owner"}
+
+// pipeTool runs the tool named by its tool_name argument, so a call of it
+// waits when that tool does.
+const pipeTool = "membot_pipe"
+
+// pluginToolset starts the toolset of every tool proxied from a plugin.
+const pluginToolset = "plugin:"
+
+// mayRunLong picks the requests of /mcp whose answers are streamed rather
+// than sent as one application/json body: tools/call of a waiting tool (or
+// a pipe of one), and of a plugin's tool, whose duration is the plugin's
+// and unknown here. Everything else baton answers at once. (The SDK itself
+// streams subscriptions/listen, and the standalone GET stream is a stream
+// anyway.)
+func (f *Factory) mayRunLong(r *jsonrpc.Request) bool {
+	if r.Method != "tools/call" {
+		return false
+	}
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(r.Params, &call) != nil {
+		return false // a call without readable params fails at once
+	}
+	waits := func(name string) bool {
+		t, ok := f.Registry.Get(name)
+		return ok && (slices.Contains(waitingTools, name) || strings.HasPrefix(t.Spec().Toolset, pluginToolset))
+	}
+	if call.Name == pipeTool {
+		var in struct {
+			ToolName string `json:"tool_name"`
+		}
+		return json.Unmarshal(call.Arguments, &in) == nil && waits(in.ToolName)
+	}
+	return waits(call.Name)
 }
 
 // serveMCP routes a request to /mcp: the sessionless protocol by its

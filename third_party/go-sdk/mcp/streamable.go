@@ -148,10 +148,31 @@ type StreamableHTTPOptions struct {
 	// TODO(#148): support session retention (?)
 
 	// JSONResponse causes streamable responses to return application/json rather
-	// than text/event-stream ([§2.1.5] of the spec).
+	// than text/event-stream ([§2.1.5] of the spec), except for the requests
+	// picked by StreamResponse.
 	//
 	// [§2.1.5]: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#sending-messages-to-the-server
 	JSONResponse bool
+
+	// StreamResponse, if set, picks the requests whose responses stay
+	// text/event-stream when JSONResponse is set: a POST holding a request
+	// for which StreamResponse returns true is answered as a stream, as if
+	// JSONResponse were unset, while other POSTs get application/json. It is
+	// not consulted without JSONResponse, nor for notifications and
+	// responses.
+	//
+	// Use it for requests that may run long, such as a tool call that
+	// waits for something: an application/json response is lost with its
+	// connection, while a stream's events are kept in the [EventStore] (if
+	// any) and replayed to a client that reconnects with Last-Event-ID, and
+	// the messages the server sends while handling the request travel on
+	// that stream rather than on the standalone SSE stream. Short requests
+	// are cheaper as application/json: no SSE framing, no flush per message
+	// and nothing kept in the EventStore.
+	//
+	// StreamResponse is called from the HTTP handler before the request is
+	// handled, possibly concurrently; it must not modify the request.
+	StreamResponse func(*jsonrpc.Request) bool
 
 	// Logger specifies the logger to use.
 	// If nil, do not log.
@@ -427,6 +448,7 @@ func (h *StreamableHTTPHandler) serveStateless(w http.ResponseWriter, req *http.
 		Stateless:                   true,
 		EventStore:                  h.opts.EventStore,
 		jsonResponse:                h.opts.JSONResponse,
+		streamResponse:              h.opts.StreamResponse,
 		logger:                      h.opts.Logger,
 		shouldPropagateCancellation: info.usesNewProtocol && (info.isSubscriptionsListen || h.opts.PropagateRequestCancellation),
 	}
@@ -653,11 +675,12 @@ func (h *StreamableHTTPHandler) serveStatefulPOST(w http.ResponseWriter, req *ht
 	sessionID = server.opts.GetSessionID()
 
 	transport := &StreamableServerTransport{
-		SessionID:    sessionID,
-		Stateless:    false,
-		EventStore:   h.opts.EventStore,
-		jsonResponse: h.opts.JSONResponse,
-		logger:       h.opts.Logger,
+		SessionID:      sessionID,
+		Stateless:      false,
+		EventStore:     h.opts.EventStore,
+		jsonResponse:   h.opts.JSONResponse,
+		streamResponse: h.opts.StreamResponse,
+		logger:         h.opts.Logger,
 	}
 
 	// Sessions without a session ID (GetSessionID returned "") are ephemeral:
@@ -822,6 +845,11 @@ type StreamableServerTransport struct {
 	// to write their own streamable HTTP handler.
 	jsonResponse bool
 
+	// streamResponse, if set with jsonResponse, picks the POSTs that are
+	// answered as text/event-stream nonetheless: those holding a request
+	// for which it returns true. See [StreamableHTTPOptions.StreamResponse].
+	streamResponse func(*jsonrpc.Request) bool
+
 	// optional logger provided through the [StreamableHTTPOptions.Logger].
 	//
 	// TODO(rfindley): logger should be exported, since we want to allow users
@@ -846,6 +874,7 @@ func (t *StreamableServerTransport) Connect(ctx context.Context) (Connection, er
 		stateless:                   t.Stateless,
 		eventStore:                  t.EventStore,
 		jsonResponse:                t.jsonResponse,
+		streamResponse:              t.streamResponse,
 		logger:                      ensureLogger(t.logger), // see #556: must be non-nil
 		shouldPropagateCancellation: t.shouldPropagateCancellation,
 		incoming:                    make(chan jsonrpc.Message, 10),
@@ -858,7 +887,7 @@ func (t *StreamableServerTransport) Connect(ctx context.Context) (Connection, er
 	// It is always text/event-stream, since it must carry arbitrarily many
 	// messages.
 	var err error
-	t.connection.streams[""], err = t.connection.newStream(ctx, nil, "")
+	t.connection.streams[""], err = t.connection.newStream(ctx, nil, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -879,7 +908,10 @@ type streamableServerConn struct {
 	sessionID    string
 	stateless    bool
 	jsonResponse bool
-	eventStore   EventStore
+	// streamResponse picks the requests whose POSTs stay text/event-stream
+	// when jsonResponse is set; see [StreamableHTTPOptions.StreamResponse].
+	streamResponse func(*jsonrpc.Request) bool
+	eventStore     EventStore
 
 	// shouldPropagateCancellation is true when the underlying HTTP request's
 	// lifetime IS the connection's cancellation signal (e.g., a stateless
@@ -962,6 +994,13 @@ type stream struct {
 	//
 	// Note: if we remove support for batching, this could just be a bool.
 	pendingJSONMessages []json.RawMessage
+
+	// isJSON reports whether the stream is answered as application/json. It
+	// is set when the stream is created and never changes, so unlike
+	// pendingJSONMessages (which grows under mu) it may be read without mu,
+	// as [streamableServerConn.Write] does to route a message before locking
+	// its stream.
+	isJSON bool
 
 	// isBatch reports whether the request that opened the stream was a JSON-RPC
 	// batch. Batch responses must remain arrays even when they contain one item.
@@ -1150,18 +1189,29 @@ func (s *stream) doneLocked() bool {
 	return len(s.requests) == 0 && s.id != ""
 }
 
-func (c *streamableServerConn) newStream(ctx context.Context, requests map[jsonrpc.ID]struct{}, id string) (*stream, error) {
-	if c.eventStore != nil && protocolVersionFromContext(ctx) < protocolVersion20260728 {
+// newStream creates the logical stream id for requests. If isJSON is set,
+// the stream is answered as application/json: its messages are collected
+// until every request is answered, and the event store is not involved, as
+// a JSON response cannot be resumed.
+func (c *streamableServerConn) newStream(ctx context.Context, requests map[jsonrpc.ID]struct{}, id string, isJSON bool) (*stream, error) {
+	if c.eventStore != nil && !isJSON && protocolVersionFromContext(ctx) < protocolVersion20260728 {
 		if err := c.eventStore.Open(ctx, c.sessionID, id); err != nil {
 			return nil, err
 		}
 	}
-	return &stream{
+	s := &stream{
 		id:       id,
 		requests: requests,
 		lastIdx:  -1, // indices start at 0, incremented before each write
 		logger:   c.logger,
-	}, nil
+		isJSON:   isJSON,
+	}
+	if isJSON {
+		// A non-nil pendingJSONMessages marks an application/json stream for
+		// deliverLocked.
+		s.pendingJSONMessages = []json.RawMessage{}
+	}
+	return s, nil
 }
 
 // We track the incoming request ID inside the handler context using
@@ -1463,6 +1513,9 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 	tokenInfo := auth.TokenInfoFromContext(req.Context())
 	isInitialize := false
 	isSubscriptionsListen := false
+	// streamed is set when a request of the POST must be answered as
+	// text/event-stream despite jsonResponse (StreamResponse).
+	streamed := false
 	var initializeProtocolVersion string
 	for _, msg := range incoming {
 		if jreq, ok := msg.(*jsonrpc.Request); ok {
@@ -1588,6 +1641,9 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 			}
 			if jreq.IsCall() {
 				calls[jreq.ID] = struct{}{}
+				if c.jsonResponse && c.streamResponse != nil && !streamed {
+					streamed = c.streamResponse(jreq)
+				}
 				// See the doc for CloseSSEStream: allow the request handler to
 				// explicitly close the ongoing stream.
 				jreq.Extra.(*RequestExtra).CloseSSEStream = func(args CloseSSEStreamArgs) {
@@ -1605,7 +1661,10 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 					}
 					c.mu.Unlock()
 
-					if stream != nil {
+					// An application/json response has no SSE stream to close:
+					// closing it would end the POST without the response, which
+					// the event store does not keep for it.
+					if stream != nil && !stream.isJSON {
 						stream.close(args.RetryAfter)
 					}
 				}
@@ -1661,26 +1720,27 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 		return
 	}
 
+	// subscriptions/listen is inherently a long-lived SSE endpoint (SEP-2575):
+	// it has no synchronous result, the response stream stays open until the
+	// client cancels, and the server pushes notifications on it as they occur.
+	// Force SSE mode (bypassing JSONResponse) so the buffered application/json
+	// path doesn't deadlock waiting for a completion that won't come.
+	// Requests picked by StreamResponse are streamed too, to be resumable.
+	useSSE := !c.jsonResponse || isSubscriptionsListen || streamed
+
 	// Invariant: we have at least one call.
 	//
 	// Create a logical stream to track its responses.
 	// Important: don't publish the incoming messages until the stream is
 	// registered, as the server may attempt to respond to incoming messages as
 	// soon as they're published.
-	stream, err := c.newStream(req.Context(), calls, crand.Text())
+	stream, err := c.newStream(req.Context(), calls, crand.Text(), !useSSE)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("storing stream: %v", err), http.StatusInternalServerError)
 		return
 	}
 	stream.isListen = isSubscriptionsListen
 	stream.isBatch = isBatch
-
-	// subscriptions/listen is inherently a long-lived SSE endpoint (SEP-2575):
-	// it has no synchronous result, the response stream stays open until the
-	// client cancels, and the server pushes notifications on it as they occur.
-	// Force SSE mode (bypassing JSONResponse) so the buffered application/json
-	// path doesn't deadlock waiting for a completion that won't come.
-	useSSE := !c.jsonResponse || isSubscriptionsListen
 
 	// Set response headers. Accept was checked in [StreamableHTTPHandler].
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
@@ -1723,12 +1783,9 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 	// remaining requests here, since the client will never get the results.
 	defer stream.release()
 
-	if !useSSE {
-		// JSON mode: collect messages in pendingJSONMessages until done.
-		// Set pendingJSONMessages to a non-nil value to signal that this is an
-		// application/json stream.
-		stream.pendingJSONMessages = []json.RawMessage{}
-	} else {
+	// In JSON mode, newStream has set up pendingJSONMessages, which collects
+	// the messages until the stream is done.
+	if useSSE {
 		// SSE mode: write a priming event if supported.
 		//
 		// SEP-2575 removes Last-Event-ID-based resumable streams for protocol
@@ -1849,12 +1906,6 @@ func (c *streamableServerConn) Write(ctx context.Context, msg jsonrpc.Message) e
 		}
 	}
 
-	// If the stream is application/json, but the message is not a response, we
-	// must send it out of band to the standalone SSE stream.
-	if c.jsonResponse && !responseTo.IsValid() {
-		relatedRequest = jsonrpc.ID{}
-	}
-
 	// Write the message to the stream.
 	var s *stream
 	c.mu.Lock()
@@ -1862,7 +1913,19 @@ func (c *streamableServerConn) Write(ctx context.Context, msg jsonrpc.Message) e
 		if streamID, ok := c.requestStreams[relatedRequest]; ok {
 			s = c.streams[streamID]
 		}
-	} else {
+		// If the related request is answered as application/json, but the
+		// message is not its response, we must send it out of band to the
+		// standalone SSE stream: the JSON body carries the response alone.
+		// With jsonResponse, that is also where a message goes whose request
+		// has been answered already, as it always did before some requests
+		// could be streamed (StreamResponse); those that are streamed keep
+		// their messages on their own stream.
+		if c.jsonResponse && !responseTo.IsValid() && (s == nil || s.isJSON) {
+			s = nil
+			relatedRequest = jsonrpc.ID{}
+		}
+	}
+	if !relatedRequest.IsValid() {
 		// In stateless mode there will always be only one stream per connection.
 		// If that stream was open to listen for subscription notifications,
 		// automatically select as the one to write the notification to.
@@ -1899,13 +1962,15 @@ func (c *streamableServerConn) Write(ctx context.Context, msg jsonrpc.Message) e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	// Store in eventStore before delivering.
-	// TODO(rfindley): we should only append if the response is SSE, not JSON, by
-	// pushing down into the delivery layer.
+	// Store in eventStore before delivering, for SSE streams only: an
+	// application/json response is one body that no client can resume (it
+	// carries no event IDs), so storing its messages would only hold memory
+	// until the session ends.
 	delivered := false
 	var errs []error
 	protocolVersion := protocolVersionFromContext(ctx)
-	if c.eventStore != nil && protocolVersion < protocolVersion20260728 {
+	resumable := c.eventStore != nil && !s.isJSON && protocolVersion < protocolVersion20260728
+	if resumable {
 		if err := c.eventStore.Append(ctx, c.sessionID, s.id, data); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -1916,7 +1981,7 @@ func (c *streamableServerConn) Write(ctx context.Context, msg jsonrpc.Message) e
 	// Compute eventID for SSE streams with event store.
 	// Use s.lastIdx + 1 because deliverLocked increments before writing.
 	var eventID string
-	if c.eventStore != nil && protocolVersion < protocolVersion20260728 {
+	if resumable {
 		eventID = formatEventID(s.id, s.lastIdx+1)
 	}
 
