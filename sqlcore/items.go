@@ -171,6 +171,124 @@ func (t *Tx) pathBetween(ctx context.Context, from, to string) ([]string, error)
 	return nil, nil
 }
 
+// ListItems is the stores' ListItems, given the condition (and its
+// arguments) a full-text search adds, which each store writes its own way:
+// "" when the filter has no search. The page walks an index in the order
+// asked (see migration 00027) and so costs its size; the total comes from
+// item_counts when only project, status and priority filter (see
+// ItemTotal), and is counted otherwise.
+func (t *Tx) ListItems(ctx context.Context, f baton.ItemFilter, search string, searchArgs []any) (baton.ItemPage, error) {
+	var where []string
+	var args []any
+	if f.Project != "" {
+		where, args = append(where, "project = ?"), append(args, f.Project)
+	}
+	if len(f.Statuses) > 0 {
+		where = append(where, "status IN ("+Placeholders(len(f.Statuses))+")")
+		for _, s := range f.Statuses {
+			args = append(args, s)
+		}
+	}
+	if len(f.Priorities) > 0 {
+		where = append(where, "priority IN ("+Placeholders(len(f.Priorities))+")")
+		for _, p := range f.Priorities {
+			args = append(args, p)
+		}
+	}
+	if f.Assignee != nil {
+		where, args = append(where, "assignee = ?"), append(args, *f.Assignee)
+	}
+	if f.Label != "" {
+		where, args = append(where, "id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
+	}
+	if f.CreatedAfter != nil {
+		where, args = append(where, "created_at > ?"), append(args, MS(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		where, args = append(where, "created_at < ?"), append(args, MS(*f.CreatedBefore))
+	}
+	if search != "" {
+		where, args = append(where, search), append(args, searchArgs...)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var page baton.ItemPage
+	var err error
+	if page.Total, err = t.ItemTotal(ctx, f, search != "", cond, args); err != nil {
+		return page, err
+	}
+	limit := t.D.NoLimit()
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+ItemColumns+` FROM items`+cond+` ORDER BY `+ItemOrder(f.Sort, f.Descending)+
+		` LIMIT ? OFFSET ?`, append(args, limit, max(f.Offset, 0))...)
+	if err != nil {
+		return page, err
+	}
+	defer rows.Close()
+	page.Items = []*baton.Item{}
+	for rows.Next() {
+		it, err := ScanItem(rows)
+		if err != nil {
+			return page, err
+		}
+		page.Items = append(page.Items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return page, err
+	}
+	if err := t.Lapse(ctx, page.Items); err != nil {
+		return page, err
+	}
+	return page, t.LoadLabels(ctx, page.Items)
+}
+
+// ItemTotal is how many items match f, whose condition on items is cond
+// (with args; searched says f has a full-text search). A filter on
+// project, status and priority alone, list_issues' and by default
+// task_list's, sums at most a project's status-by-priority rows of
+// item_counts, whatever the number of items; any other filter counts the
+// matching items, through the index its condition picks.
+func (t *Tx) ItemTotal(ctx context.Context, f baton.ItemFilter, searched bool, cond string, args []any) (int, error) {
+	var total int
+	if searched || f.Assignee != nil || f.Label != "" || f.CreatedAfter != nil || f.CreatedBefore != nil {
+		err := t.Q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&total)
+		return total, err
+	}
+	// cond holds only the project, status and priority terms, which
+	// item_counts has as columns of the same names.
+	err := t.Q.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM item_counts`+cond, args...).Scan(&total)
+	return total, err
+}
+
+// ItemOrder sorts by the key, then by creation order (rid) so pages are
+// stable. Priority sorts by urgency: descending puts critical (0) first.
+// Each order with a project, and the default (updated) without one, has
+// an index of its own columns, rid last, so a page reads only its rows.
+func ItemOrder(key baton.ItemSort, desc bool) string {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	switch key {
+	case baton.SortCreated:
+		return "created_at " + dir + ", rid " + dir
+	case baton.SortPriority:
+		urgency := "DESC"
+		if desc {
+			urgency = "ASC"
+		}
+		return "priority " + urgency + ", rid " + dir
+	case baton.SortProgress:
+		return "progress " + dir + ", rid " + dir
+	default:
+		return "updated_at " + dir + ", rid " + dir
+	}
+}
+
 // Queue returns the project's todo and blocked items with what holds
 // each back, by priority then age.
 func (t *Tx) Queue(ctx context.Context, project string) ([]baton.Readiness, error) {

@@ -265,99 +265,15 @@ func itemLeaf(n *ftsquery.Node) (string, []any) {
 	return leafIn("rid", "items_words", "items_fts", n)
 }
 
+// ListItems is sqlcore's, with this store's full-text condition.
 func (t *tx) ListItems(ctx context.Context, f baton.ItemFilter) (baton.ItemPage, error) {
-	var where []string
-	var args []any
-	if f.Project != "" {
-		where, args = append(where, "project = ?"), append(args, f.Project)
+	if strings.TrimSpace(f.Search) == "" {
+		return t.Tx.ListItems(ctx, f, "", nil)
 	}
-	if len(f.Statuses) > 0 {
-		where = append(where, "status IN ("+sqlcore.Placeholders(len(f.Statuses))+")")
-		for _, s := range f.Statuses {
-			args = append(args, s)
-		}
-	}
-	if len(f.Priorities) > 0 {
-		where = append(where, "priority IN ("+sqlcore.Placeholders(len(f.Priorities))+")")
-		for _, p := range f.Priorities {
-			args = append(args, p)
-		}
-	}
-	if f.Assignee != nil {
-		where, args = append(where, "assignee = ?"), append(args, *f.Assignee)
-	}
-	if f.Label != "" {
-		where, args = append(where, "id IN (SELECT item_id FROM item_labels WHERE label = ?)"), append(args, f.Label)
-	}
-	if f.CreatedAfter != nil {
-		where, args = append(where, "created_at > ?"), append(args, sqlcore.MS(*f.CreatedAfter))
-	}
-	if f.CreatedBefore != nil {
-		where, args = append(where, "created_at < ?"), append(args, sqlcore.MS(*f.CreatedBefore))
-	}
-	if strings.TrimSpace(f.Search) != "" {
-		q, err := searchQuery(f.Search, "search", false)
-		if err != nil {
-			return baton.ItemPage{}, err
-		}
-		c, a := q.Root.SQL(itemLeaf)
-		where, args = append(where, c), append(args, a...)
-	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	var page baton.ItemPage
-	if err := t.Q.QueryRowContext(ctx, `SELECT COUNT(*) FROM items`+cond, args...).Scan(&page.Total); err != nil {
-		return page, err
-	}
-	order := orderBy(f.Sort, f.Descending)
-	limit := f.Limit
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+sqlcore.ItemColumns+` FROM items`+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
-		append(args, limit, f.Offset)...)
+	q, err := searchQuery(f.Search, "search", false)
 	if err != nil {
-		return page, err
+		return baton.ItemPage{}, err
 	}
-	defer rows.Close()
-	page.Items = []*baton.Item{}
-	for rows.Next() {
-		it, err := sqlcore.ScanItem(rows)
-		if err != nil {
-			return page, err
-		}
-		page.Items = append(page.Items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return page, err
-	}
-	if err := t.Lapse(ctx, page.Items); err != nil {
-		return page, err
-	}
-	return page, t.LoadLabels(ctx, page.Items)
-}
-
-// orderBy sorts by the key, then by creation order so pages are stable.
-// Priority sorts by urgency: descending puts critical (0) first.
-func orderBy(key baton.ItemSort, desc bool) string {
-	dir := "ASC"
-	if desc {
-		dir = "DESC"
-	}
-	switch key {
-	case baton.SortCreated:
-		return "created_at " + dir + ", rid " + dir
-	case baton.SortPriority:
-		urgency := "DESC"
-		if desc {
-			urgency = "ASC"
-		}
-		return "priority " + urgency + ", rid " + dir
-	case baton.SortProgress:
-		return "progress " + dir + ", rid " + dir
-	default:
-		return "updated_at " + dir + ", rid " + dir
-	}
+	c, a := q.Root.SQL(itemLeaf)
+	return t.Tx.ListItems(ctx, f, c, a)
 }
