@@ -5,7 +5,6 @@
 package audit
 
 import (
-	"bytes"
 	"strconv"
 	"time"
 
@@ -21,27 +20,19 @@ const Genesis = "000000000000000000000000000000000000000000000000000000000000000
 
 // Canonical renders v as canonical JSON: object keys sorted, no
 // insignificant whitespace, no HTML escaping, numbers as Go writes them.
-// Two equal values always give the same bytes.
+// Two equal values always give the same bytes. v is marshalled and
+// decoded first, so struct field order and custom marshalers cannot change
+// the key order; see AppendCanonical.
 func Canonical(v any) ([]byte, error) {
-	// Round-trip through generic values so struct field order and custom
-	// marshalers cannot change the key order.
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var generic any
-	if err := dec.Decode(&generic); err != nil {
+	d, err := Decode(raw)
+	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(generic); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return AppendCanonical(make([]byte, 0, len(raw)), d)
 }
 
 // Sum is the hex SHA-256 of b.
@@ -50,7 +41,8 @@ func Sum(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Digest is the hex SHA-256 of v's canonical JSON.
+// Digest is the hex SHA-256 of v's canonical JSON. DigestJSON and
+// DigestValue give the same digest from v already marshalled or decoded.
 func Digest(v any) (string, error) {
 	b, err := Canonical(v)
 	if err != nil {
@@ -170,31 +162,8 @@ func appendField(b []byte, sep byte, key, value string) []byte {
 	return appendString(b, value)
 }
 
-// appendString writes s as a JSON string exactly as Canonical does: plain
-// ASCII directly, anything else through encoding/json itself, so the two
-// can never differ.
-func appendString(b []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		c := s[i]
-		plain = c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	// Canonical round-trips through a decode, which turns each invalid
-	// UTF-8 byte into U+FFFD; do the same before encoding.
-	if raw, err := json.Marshal(s); err == nil {
-		_ = json.Unmarshal(raw, &s)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
-}
+// appendString writes s as a JSON string exactly as Canonical does.
+func appendString(b []byte, s string) []byte { return appendCanonicalString(b, s) }
 
 // Link is one record of a chain as stored: its position (1-based), the
 // hash it claims for itself, the previous hash it claims, and the hash its

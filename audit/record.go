@@ -28,7 +28,13 @@ func Record(ctx context.Context, tx baton.Tx, c Change) error {
 	if err != nil {
 		return err
 	}
-	outDigest, err := Digest(c.Out)
+	// Out is marshalled once: its digest and the event's data come from
+	// the same bytes.
+	data, err := json.Marshal(c.Out)
+	if err != nil {
+		return err
+	}
+	outDigest, err := DigestJSON(data)
 	if err != nil {
 		return err
 	}
@@ -38,10 +44,6 @@ func Record(ctx context.Context, tx baton.Tx, c Change) error {
 	}
 	if c.Event == "" {
 		return nil
-	}
-	data, err := json.Marshal(c.Out)
-	if err != nil {
-		return err
 	}
 	return tx.AppendEvent(ctx, &baton.Event{Project: c.Project, Type: c.Event, Subject: c.Subject, Agent: c.Agent, Data: data, At: c.At})
 }

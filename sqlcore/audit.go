@@ -80,8 +80,20 @@ func (t *Tx) joinSessions(ctx context.Context, rec baton.SessionRecord) ([]strin
 	// Most of the time no session is open at all; the partial index
 	// answers that at once and spares the ancestry walk on every write.
 	var open bool
-	if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL AND tracking_ended_at IS NULL)`).Scan(&open); err != nil || !open {
+	if err := t.Q.QueryRowContext(ctx, `SELECT `+anyOpenSession).Scan(&open); err != nil || !open {
 		return nil, err
+	}
+	return t.joinOpenSessions(ctx, rec)
+}
+
+// anyOpenSession is an SQL expression: whether any audit session still
+// tracks (neither finalized nor ended).
+const anyOpenSession = `EXISTS (SELECT 1 FROM audit_sessions WHERE finalized_at IS NULL AND tracking_ended_at IS NULL)`
+
+// joinOpenSessions is joinSessions once some session is known to be open.
+func (t *Tx) joinOpenSessions(ctx context.Context, rec baton.SessionRecord) ([]string, error) {
+	if rec.TaskID == "" {
+		return nil, nil
 	}
 	rows, err := t.Q.QueryContext(ctx, `WITH RECURSIVE ancestors(id, depth) AS (
 			SELECT CAST(? AS TEXT), 0
@@ -304,9 +316,13 @@ func (t *Tx) AppendAction(ctx context.Context, a *baton.Action) error {
 			a.Subject = short
 		}
 	}
-	a.PreviousHash = audit.Genesis
-	err := t.Q.QueryRowContext(ctx, `SELECT position, hash FROM actions ORDER BY position DESC LIMIT 1`).Scan(&a.Position, &a.PreviousHash)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	// One statement reads the chain's head and whether any audit session
+	// is open (the question joinSessions starts with): it runs in every
+	// write transaction.
+	var open bool
+	if err := t.Q.QueryRowContext(ctx, `SELECT COALESCE((SELECT position FROM actions ORDER BY position DESC LIMIT 1), 0),
+		COALESCE((SELECT hash FROM actions ORDER BY position DESC LIMIT 1), ?), `+anyOpenSession,
+		audit.Genesis).Scan(&a.Position, &a.PreviousHash, &open); err != nil {
 		return err
 	}
 	a.Position++
@@ -321,7 +337,10 @@ func (t *Tx) AppendAction(ctx context.Context, a *baton.Action) error {
 		a.Position, a.Agent, a.Source, a.Tool, a.Subject, a.InputDigest, a.ResultDigest, at, a.PreviousHash, a.Hash); err != nil {
 		return err
 	}
-	_, err = t.joinSessions(ctx, baton.SessionRecord{Kind: "action", RecordID: strconv.FormatInt(a.Position, 10),
+	if !open {
+		return nil
+	}
+	_, err := t.joinOpenSessions(ctx, baton.SessionRecord{Kind: "action", RecordID: strconv.FormatInt(a.Position, 10),
 		TaskID: a.Subject, Hash: a.Hash, At: a.At})
 	return err
 }

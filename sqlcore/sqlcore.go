@@ -115,22 +115,21 @@ func JoinAnd(conds []string) string { return strings.Join(conds, " AND ") }
 // single writer, PostgreSQL's advisory lock) and this runs inside the
 // write transaction, so no other insert can take the number between the
 // read and the insert. Ids given by callers (runs only) may already hold
-// PREFIX-N; those numbers are skipped.
+// PREFIX-N; those numbers are skipped. One statement finds the number:
+// it counts up from MAX(rid)+1 while the id is taken (almost always not
+// at all), so a write pays one round trip, not two or more.
 func (t *Tx) NextRecordID(ctx context.Context, table, prefix string) (string, error) {
 	var n int64
-	if err := t.Q.QueryRowContext(ctx, `SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table).Scan(&n); err != nil {
+	if err := t.Q.QueryRowContext(ctx, `WITH RECURSIVE candidate(n) AS (
+			SELECT COALESCE(MAX(rid), 0) + 1 FROM `+table+`
+			UNION ALL
+			SELECT n + 1 FROM candidate
+			WHERE EXISTS (SELECT 1 FROM `+table+` WHERE id = CAST(? AS TEXT) || '-' || CAST(n AS TEXT))
+		)
+		SELECT MAX(n) FROM candidate`, prefix).Scan(&n); err != nil {
 		return "", err
 	}
-	for ; ; n++ {
-		id := fmt.Sprintf("%s-%d", prefix, n)
-		var taken bool
-		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = ?)`, id).Scan(&taken); err != nil {
-			return "", err
-		}
-		if !taken {
-			return id, nil
-		}
-	}
+	return fmt.Sprintf("%s-%d", prefix, n), nil
 }
 
 // Strings runs a query returning one text column.
