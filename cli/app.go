@@ -18,7 +18,6 @@ import (
 	"github.com/baton-dev/baton/events"
 	"github.com/baton-dev/baton/plugin"
 	"github.com/baton-dev/baton/postgres"
-	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools/capabilities"
 	"github.com/spf13/cobra"
@@ -86,7 +85,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
-	root := a.root()
+	root := a.root(args...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if cerr := a.plugins.Close(); cerr != nil {
@@ -111,7 +110,8 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	return ExitTool
 }
 
-func (a *App) root() *cobra.Command {
+// root builds the command tree for args (nil: the whole tree).
+func (a *App) root(args ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "baton",
 		Short: "Coordination server for teams of AI coding agents",
@@ -147,6 +147,21 @@ func (a *App) root() *cobra.Command {
 		c.GroupID = commandGroup(c.Name())
 		root.AddCommand(c)
 	}
+	// `baton mcp` runs no CLI tool command: building those (flags from
+	// every tool's input schema, which New defers to first use) would
+	// build every tool's schemas at each agent's start.
+	if c, _, err := root.Find(args); err != nil || c.Name() != "mcp" || c.Parent() != root {
+		a.toolsetCommands(root)
+	}
+	root.Args = noArgs
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	a.addCompletions(root) // groups.go: names (profiles, projects, ids) for shell completion
+	return root
+}
+
+// toolsetCommands adds `baton <toolset> <tool>` for every tool, with the
+// commands that live beside them.
+func (a *App) toolsetCommands(root *cobra.Command) {
 	hasCapabilities := false
 	for _, c := range mergeCommands(a.toolsetCmds(), a.skillsCmd()) {
 		placeToolset(c)
@@ -168,10 +183,6 @@ func (a *App) root() *cobra.Command {
 		placeToolset(c)
 		root.AddCommand(c)
 	}
-	root.Args = noArgs
-	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	a.addCompletions(root) // groups.go: names (profiles, projects, ids) for shell completion
-	return root
 }
 
 // noArgs refuses positional arguments, which no baton command takes; an
@@ -209,18 +220,11 @@ func (a *App) openStore(ctx context.Context) (baton.Store, error) {
 		// instead of silently starting an empty database of its own.
 		return nil, loc.missing()
 	}
-	s, err := sqlite.Open(ctx, loc.Path, sqlite.Options{Clock: a.Clock})
+	s, err := openSQLite(ctx, loc.Path, a.Clock)
 	if err != nil {
 		return nil, err
 	}
 	a.store = s
-	if dir := filepath.Dir(s.Path()); filepath.Base(dir) == ".baton" {
-		// The database is local state, never something to commit.
-		ignore := filepath.Join(dir, ".gitignore")
-		if _, err := os.Stat(ignore); os.IsNotExist(err) {
-			_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
-		}
-	}
 	return s, nil
 }
 

@@ -375,7 +375,7 @@ func (a *App) projectConfigureCmd() *cobra.Command {
 			}
 			in["project"] = slug
 			raw, _ := json.Marshal(in)
-			norm, verr := tool.Validate(t.Spec().InputSchema, raw)
+			norm, verr := tool.Validate(t.Spec().InputSchema(), raw)
 			if verr != nil {
 				return a.fail(verr)
 			}

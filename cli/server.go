@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/lazystore"
 	"github.com/baton-dev/baton/mcpserver"
 	"github.com/baton-dev/baton/orchestrator"
 	"github.com/baton-dev/baton/postgres"
@@ -245,7 +246,9 @@ func prefixFor(slug string) string {
 
 // serving builds the registry and environment shared by mcp and serve:
 // the tools of the enabled toolsets, only the read-only ones with readOnly.
-func (a *App) serving(ctx context.Context, toolsets []string, readOnly bool) (*mcpserver.Factory, error) {
+// With background (mcp) a SQLite database opens while the server serves
+// (openStoreInBackground).
+func (a *App) serving(ctx context.Context, toolsets []string, readOnly, background bool) (*mcpserver.Factory, error) {
 	if err := a.checkPreset(); err != nil {
 		return nil, err
 	}
@@ -256,12 +259,19 @@ func (a *App) serving(ctx context.Context, toolsets []string, readOnly bool) (*m
 	if err != nil {
 		return nil, a.fail(err)
 	}
+	if background {
+		if err := a.openStoreInBackground(ctx); err != nil {
+			return nil, &ExitError{Code: ExitTool, Err: err}
+		}
+	}
 	env, err := a.toolEnv(ctx, reg, serverMode(readOnly))
 	if err != nil {
 		return nil, &ExitError{Code: ExitTool, Err: err}
 	}
-	if err := a.ensureProject(ctx, env.Store); err != nil {
-		return nil, a.fail(err)
+	if _, opening := env.Store.(*lazystore.Store); !opening { // else its opening does it
+		if err := a.ensureProject(ctx, env.Store); err != nil {
+			return nil, a.fail(err)
+		}
 	}
 	if ps, ok := env.Store.(*postgres.Store); ok {
 		// Other replicas' changes wake this one's subscribers too.
@@ -298,7 +308,8 @@ func (a *App) mcpCmd() *cobra.Command {
 			if err := sym.beforeStore(a); err != nil {
 				return err
 			}
-			f, err := a.serving(c.Context(), toolsets, readOnly)
+			// The session is served while the database opens.
+			f, err := a.serving(c.Context(), toolsets, readOnly, true)
 			if err != nil {
 				return err
 			}
@@ -373,7 +384,7 @@ func (a *App) serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := a.serving(ctx, toolsets, readOnly)
+			f, err := a.serving(ctx, toolsets, readOnly, false)
 			if err != nil {
 				return err
 			}

@@ -59,7 +59,7 @@ func flagName(prop string) string {
 func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 	var input string
 	var asJSON bool
-	in := spec.InputSchema
+	in := spec.InputSchema()
 	cmd := &cobra.Command{
 		Use:     spec.Name + argsUsage(spec),
 		Aliases: verbs(spec),
@@ -139,10 +139,10 @@ func argsUsage(spec *tool.Spec) string {
 	var b strings.Builder
 	for _, a := range spec.Args {
 		name := strings.ToUpper(flagName(a))
-		if spec.InputSchema.Properties[a].Type == "array" {
+		if spec.InputSchema().Properties[a].Type == "array" {
 			name += "..."
 		}
-		if slices.Contains(spec.InputSchema.Required, a) {
+		if slices.Contains(spec.InputSchema().Required, a) {
 			b.WriteString(" " + name)
 		} else {
 			b.WriteString(" [" + name + "]")
@@ -159,7 +159,7 @@ func positional(spec *tool.Spec) cobra.PositionalArgs {
 	}
 	return func(c *cobra.Command, args []string) error {
 		last := spec.Args[len(spec.Args)-1]
-		if spec.InputSchema.Properties[last].Type != "array" && len(args) > len(spec.Args) {
+		if spec.InputSchema().Properties[last].Type != "array" && len(args) > len(spec.Args) {
 			return usageError("%s takes at most %d argument(s) (%s); got %d", c.CommandPath(), len(spec.Args),
 				strings.Join(spec.Args, ", "), len(args))
 		}
@@ -173,7 +173,7 @@ func positional(spec *tool.Spec) cobra.PositionalArgs {
 func positionalValues(spec *tool.Spec, pos []string, args map[string]any) error {
 	for i, v := range pos {
 		name := spec.Args[min(i, len(spec.Args)-1)]
-		ps := spec.InputSchema.Properties[name]
+		ps := spec.InputSchema().Properties[name]
 		var val any = v
 		switch ps.Type {
 		case "array":
@@ -356,5 +356,5 @@ func (a *App) print(spec *tool.Spec, res tool.Result, asJSON bool) error {
 		fmt.Fprintln(a.Stdout, cleanText(res.Text)) // tool text quotes what agents wrote
 		return nil
 	}
-	return render(a.Stdout, res.Output, spec.OutputSchema)
+	return render(a.Stdout, res.Output, spec.OutputSchema())
 }

@@ -191,8 +191,8 @@ func ToolsMarkdown(reg *tool.Registry) string {
 		s := t.Spec()
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\nCLI: `baton %s %s`\n\n", s.Name, s.Description, s.Toolset, s.Name)
 		writeFields(&b, "Input", s)
-		in, _ := json.MarshalIndent(s.InputSchema, "", "  ")
-		out, _ := json.MarshalIndent(s.OutputSchema, "", "  ")
+		in, _ := json.MarshalIndent(s.InputSchema(), "", "  ")
+		out, _ := json.MarshalIndent(s.OutputSchema(), "", "  ")
 		fmt.Fprintf(&b, "<details><summary>Input schema</summary>\n\n```json\n%s\n```\n</details>\n\n", in)
 		fmt.Fprintf(&b, "<details><summary>Output schema</summary>\n\n```json\n%s\n```\n</details>\n", out)
 	}
@@ -217,7 +217,7 @@ func limitsMarkdown() string {
 }
 
 func writeFields(b *strings.Builder, title string, s *tool.Spec) {
-	in := s.InputSchema
+	in := s.InputSchema()
 	if len(in.PropertyOrder) == 0 {
 		fmt.Fprintf(b, "%s: none.\n\n", title)
 		return

@@ -18,6 +18,10 @@ type presence struct {
 	mu       sync.Mutex
 	sessions map[any]*baton.SessionPresence // by *mcp.ServerSession, or a sessionless HTTP caller's state
 	counter  atomic.Int64
+	// writes are the sessions whose presence is still being recorded
+	// (sessionUp): ServeIO waits for them, so that a stdio session's
+	// record and its close reach the store before baton closes it.
+	writes sync.WaitGroup
 }
 
 func (f *Factory) now() time.Time {
@@ -46,7 +50,8 @@ func (f *Factory) track(p baton.Principal) mcp.Middleware {
 	}
 }
 
-// sessionUp records a session and, when it ends, closes it.
+// sessionUp records a session, in the background, and, when it ends,
+// closes it.
 func (f *Factory) sessionUp(ss *mcp.ServerSession, p baton.Principal) {
 	id := ss.ID()
 	if id == "" {
@@ -65,8 +70,13 @@ func (f *Factory) sessionUp(ss *mcp.ServerSession, p baton.Principal) {
 	}
 	f.presence.sessions[ss] = s
 	f.presence.mu.Unlock()
-	f.touch(context.Background(), s)
+	f.presence.writes.Add(1)
 	go func() {
+		defer f.presence.writes.Done()
+		// Recorded beside the session's first request, not before it:
+		// the store may still be opening (baton mcp answers initialize
+		// without it), and presence is no part of any answer.
+		f.touch(context.Background(), s)
 		_ = ss.Wait()
 		f.presence.mu.Lock()
 		delete(f.presence.sessions, ss)

@@ -48,8 +48,22 @@ func (f *Factory) ServeIO(ctx context.Context, p baton.Principal, r io.Reader, w
 	}()
 	// filterLines passes on only lines of at most maxLine bytes; the
 	// transport's own cap, a little above, is never what ends a session.
-	return f.Server(p).Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: int(maxLine) + 2})
+	err := f.Server(p).Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: int(maxLine) + 2})
+	// Presence is recorded beside the session (sessionUp); its record and
+	// its close land before the caller closes the store, or give up after
+	// presenceWait (a database that never opened).
+	done := make(chan struct{})
+	go func() { f.presence.writes.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(presenceWait):
+	}
+	return err
 }
+
+// presenceWait bounds how long a stdio session's end waits for its
+// presence to be written.
+const presenceWait = 5 * time.Second
 
 // drainTimeout bounds how long a closed stdin waits for answers.
 const drainTimeout = 30 * time.Second

@@ -108,7 +108,7 @@ func TestConnectProxiesTools(t *testing.T) {
 			t.Errorf("%s spec = %+v", name, s)
 		}
 	}
-	if specs["ext_get_thing"].OutputSchema == nil || specs["ext_wipe"].OutputSchema != nil {
+	if specs["ext_get_thing"].OutputSchema() == nil || specs["ext_wipe"].OutputSchema() != nil {
 		t.Error("output schemas are not the remote's")
 	}
 }

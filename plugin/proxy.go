@@ -94,8 +94,7 @@ func (c *client) spec(name string, rt *mcp.Tool) (tool.Spec, error) {
 	return tool.Spec{
 		Name: name, Description: "[" + c.p.Name + "] " + rt.Description, Toolset: "plugin:" + c.p.Name,
 		Annotations: ann, Profiles: slices.Clone(profiles), SchedulerCap: c.p.SchedulerCap,
-		InputSchema: in, OutputSchema: out,
-	}, nil
+	}.WithSchemas(in, out), nil
 }
 
 // asSchema reads a schema as the client received it (a JSON object).

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/audit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,8 +20,8 @@ type DynamicFunc func(ctx context.Context, c *Call, in json.RawMessage) (json.Ra
 // NewDynamic builds a tool whose schemas are known only at run time (a
 // plugin's tools, proxied from another MCP server). It goes through the
 // pipeline of typed tools: the caller's scope and scheduler caps, input
-// validation against spec.InputSchema, the call, the output checked against
-// spec.OutputSchema when there is one, and, unless the tool is read-only,
+// validation against its input schema (Spec.WithSchemas), the call, the
+// output checked against its output schema when there is one, and, unless the tool is read-only,
 // one action in the audit log and one event, committed together.
 //
 // Unlike a typed tool's Execute, call runs outside any store transaction:
@@ -35,7 +36,7 @@ func NewDynamic(spec Spec, call DynamicFunc) (Tool, error) {
 	switch {
 	case spec.Name == "" || spec.Toolset == "" || call == nil:
 		return nil, fmt.Errorf("dynamic tool %q: name, toolset and call are required", spec.Name)
-	case spec.InputSchema == nil || spec.InputSchema.Type != "object":
+	case spec.InputSchema() == nil || spec.InputSchema().Type != "object":
 		return nil, fmt.Errorf("dynamic tool %q: the input schema must be a JSON Schema of type object", spec.Name)
 	}
 	spec.Profiles = slices.Clone(spec.Profiles)
@@ -51,7 +52,7 @@ type dynamic struct {
 func (d *dynamic) Spec() *Spec { return d.spec }
 
 func (d *dynamic) Invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) Result {
-	norm, verr := Validate(d.spec.InputSchema, raw)
+	norm, verr := Validate(d.spec.InputSchema(), raw)
 	if verr != nil {
 		return failure(verr)
 	}
@@ -82,21 +83,43 @@ func (d *dynamic) run(ctx context.Context, env *Env, p baton.Principal, in json.
 	if out, err = d.invokeCall(ctx, c, in); err != nil {
 		return nil, baton.AsError(err)
 	}
-	if err := d.checkOutput(out); err != nil {
+	enc, err := d.checkOutput(out)
+	if err != nil {
 		return nil, err
 	}
 	if d.spec.Annotations.ReadOnly {
 		return out, nil
 	}
+	// Everything the record needs of the input and the output is worked
+	// out before the transaction, once however often a busy database
+	// runs it.
+	if enc.raw == nil { // no output schema: not decoded yet
+		if enc, err = encode(out); err != nil {
+			return nil, baton.AsError(err)
+		}
+	}
+	inEnc, err := encode(in)
+	if err != nil {
+		return nil, baton.AsError(err)
+	}
+	inDigest, err := audit.DigestValue(inEnc.val)
+	if err != nil {
+		return nil, baton.AsError(err)
+	}
+	outDigest, err := audit.DigestValue(enc.val)
+	if err != nil {
+		return nil, baton.AsError(err)
+	}
+	subj := d.subject(c, inEnc.val, enc.val)
 	err = env.Store.Update(ctx, func(tx baton.Tx) error {
-		c.Tx, c.published = tx, nil // a busy database runs this again
-		return record(ctx, c, d.spec, "", d.subject(c, in, out), in, out)
+		c.Tx, c.published, c.sawAgent = tx, nil, false // a busy database runs this again
+		return record(ctx, c, d.spec, "", subj, inDigest, outDigest, enc.raw)
 	})
 	c.Tx = nil
 	if err != nil {
 		return nil, baton.AsError(err)
 	}
-	c.announce()
+	c.committed()
 	return out, nil
 }
 
@@ -111,27 +134,29 @@ func (d *dynamic) invokeCall(ctx context.Context, c *Call, in json.RawMessage) (
 
 // checkOutput holds the provider to its own output schema. The change, if
 // any, has been made elsewhere by then; what is refused is recording and
-// passing on output that contradicts what the tool promised.
-func (d *dynamic) checkOutput(out json.RawMessage) error {
-	if d.spec.OutputSchema == nil {
-		return nil
+// passing on output that contradicts what the tool promised. With a
+// schema, it returns the output encoded (for the record); without, none.
+func (d *dynamic) checkOutput(out json.RawMessage) (encoded, error) {
+	if d.spec.OutputSchema() == nil {
+		return encoded{}, nil
 	}
-	vs, err := outputViolations(d.spec, out)
+	enc, err := encode(out)
 	if err != nil {
-		return baton.Errorf(baton.ErrInternal, "%s returned output that is not JSON: %v", d.spec.Name, err).
+		return encoded{}, baton.Errorf(baton.ErrInternal, "%s returned output that is not JSON: %v", d.spec.Name, err).
 			WithHint("the server behind %s answered with something baton cannot read; report it to whoever runs it", d.spec.Name)
 	}
-	if len(vs) > 0 {
-		return baton.Errorf(baton.ErrInternal, "%s returned output that breaks its output schema: %s", d.spec.Name, vs[0].Message).
+	if vs := outputViolations(d.spec, enc.val); len(vs) > 0 {
+		return encoded{}, baton.Errorf(baton.ErrInternal, "%s returned output that breaks its output schema: %s", d.spec.Name, vs[0].Message).
 			WithDetails("violations", vs).
 			WithHint("the server behind %s broke its own schema; what it did was not recorded here, report it to whoever runs it", d.spec.Name)
 	}
-	return nil
+	return enc, nil
 }
 
-// subject is the item a call concerned, qualified by the toolset because
-// it lives on another server; without one, the session's bound issue.
-func (d *dynamic) subject(c *Call, in, out json.RawMessage) string {
+// subject is the item a call concerned (in and out decoded), qualified by
+// the toolset because it lives on another server; without one, the
+// session's bound issue.
+func (d *dynamic) subject(c *Call, in, out any) string {
 	remote := subject(&Call{}, out, in)
 	if remote == "" {
 		return c.Principal.IssueID
@@ -153,7 +178,7 @@ func dynamicText(out json.RawMessage) string {
 // AddTool: arguments arrive as JSON and are validated here, not by the SDK.
 func (d *dynamic) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 	t := MCPTool(d.spec)
-	if d.spec.OutputSchema == nil {
+	if d.spec.OutputSchema() == nil {
 		t.OutputSchema = nil // a nil *Schema in the interface would read as a schema
 	}
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -35,8 +35,8 @@ func remote(t *testing.T, name string, ann tool.Annotations, answer func(in json
 	calls := &atomic.Int32{}
 	d, err := tool.NewDynamic(tool.Spec{
 		Name: name, Toolset: "plugin:peer", Description: "[peer] Make a task.", Annotations: ann,
-		Profiles: []string{"worker"}, InputSchema: schema(t, remoteIn), OutputSchema: schema(t, remoteOut),
-	}, func(_ context.Context, _ *tool.Call, in json.RawMessage) (json.RawMessage, error) {
+		Profiles: []string{"worker"},
+	}.WithSchemas(schema(t, remoteIn), schema(t, remoteOut)), func(_ context.Context, _ *tool.Call, in json.RawMessage) (json.RawMessage, error) {
 		calls.Add(1)
 		return answer(in)
 	})
@@ -75,11 +75,11 @@ func TestNewDynamicRefusesBadSpecs(t *testing.T) {
 		spec tool.Spec
 		call tool.DynamicFunc
 	}{
-		"no name":           {tool.Spec{Toolset: "x", InputSchema: &jsonschema.Schema{Type: "object"}}, call},
-		"no toolset":        {tool.Spec{Name: "x", InputSchema: &jsonschema.Schema{Type: "object"}}, call},
-		"no call":           {tool.Spec{Name: "x", Toolset: "x", InputSchema: &jsonschema.Schema{Type: "object"}}, nil},
+		"no name":           {tool.Spec{Toolset: "x"}.WithSchemas(&jsonschema.Schema{Type: "object"}, nil), call},
+		"no toolset":        {tool.Spec{Name: "x"}.WithSchemas(&jsonschema.Schema{Type: "object"}, nil), call},
+		"no call":           {tool.Spec{Name: "x", Toolset: "x"}.WithSchemas(&jsonschema.Schema{Type: "object"}, nil), nil},
 		"no input schema":   {tool.Spec{Name: "x", Toolset: "x"}, call},
-		"non-object schema": {tool.Spec{Name: "x", Toolset: "x", InputSchema: &jsonschema.Schema{Type: "string"}}, call},
+		"non-object schema": {tool.Spec{Name: "x", Toolset: "x"}.WithSchemas(&jsonschema.Schema{Type: "string"}, nil), call},
 	} {
 		if _, err := tool.NewDynamic(c.spec, c.call); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -182,7 +182,7 @@ func TestDynamicSchedulerCap(t *testing.T) {
 	k := testkit.New(t)
 	fail := false
 	d, err := tool.NewDynamic(tool.Spec{Name: "peer_open_pr", Toolset: "plugin:peer", Description: "[peer] PR.",
-		SchedulerCap: tool.CapPRs, InputSchema: &jsonschema.Schema{Type: "object"}},
+		SchedulerCap: tool.CapPRs}.WithSchemas(&jsonschema.Schema{Type: "object"}, nil),
 		func(context.Context, *tool.Call, json.RawMessage) (json.RawMessage, error) {
 			if fail {
 				return nil, baton.Errorf(baton.ErrConflict, "no")
@@ -225,7 +225,7 @@ func TestDynamicBind(t *testing.T) {
 		return created(in)
 	})
 	text, _ := tool.NewDynamic(tool.Spec{Name: "peer_hello", Toolset: "plugin:peer", Description: "[peer] Hi.",
-		Annotations: tool.Annotations{ReadOnly: true}, InputSchema: &jsonschema.Schema{Type: "object"}},
+		Annotations: tool.Annotations{ReadOnly: true}}.WithSchemas(&jsonschema.Schema{Type: "object"}, nil),
 		func(context.Context, *tool.Call, json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`"hello"`), nil
 		})

@@ -52,7 +52,7 @@ func args(t *testing.T, v map[string]any) json.RawMessage {
 // framework's limit, in the schema the client sees; what the tool sets
 // stays.
 func TestPoint2DefaultLimits(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	for _, c := range []struct {
 		field string
 		max   int
@@ -84,7 +84,7 @@ func TestPoint2DefaultLimits(t *testing.T) {
 	}
 	tl := tool.New(tool.Definition[listIn, sampleOut]{Name: "l", Toolset: "t", Description: "d.",
 		Execute: func(context.Context, *tool.Call, listIn) (sampleOut, error) { return sampleOut{}, nil }})
-	if p := prop(t, tl.Spec().InputSchema, "items"); p.MaxItems == nil || *p.MaxItems != tool.DefaultMaxItems ||
+	if p := prop(t, tl.Spec().InputSchema(), "items"); p.MaxItems == nil || *p.MaxItems != tool.DefaultMaxItems ||
 		*p.Items.MaxLength != tool.DefaultMaxString {
 		t.Errorf("an array without limits = %+v", p)
 	}
@@ -93,7 +93,7 @@ func TestPoint2DefaultLimits(t *testing.T) {
 // TestPoint2FreeFormSize: a free-form object is held to its serialised
 // size, the default or the tool's own, named in the error with its limit.
 func TestPoint2FreeFormSize(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	for _, c := range []struct {
 		name string
 		meta map[string]any
@@ -139,14 +139,14 @@ func TestPoint2FreeFormSize(t *testing.T) {
 	// A tool narrows the limit per field in its Rules.
 	small := tool.New(tool.Definition[sampleIn, sampleOut]{Name: "small", Toolset: "t", Description: "d.",
 		Input: tool.Rules{"meta": tool.Size(100)}, Execute: echo})
-	p := prop(t, small.Spec().InputSchema, "meta")
+	p := prop(t, small.Spec().InputSchema(), "meta")
 	if n, _ := tool.ObjectLimit(p); n != 100 || !strings.HasSuffix(p.Description, "At most 100 bytes as JSON.") {
 		t.Fatalf("limit %d, description %q", n, p.Description)
 	}
-	if _, err := tool.Validate(small.Spec().InputSchema, args(t, map[string]any{"name": "x", "meta": metaOf(t, 100)})); err != nil {
+	if _, err := tool.Validate(small.Spec().InputSchema(), args(t, map[string]any{"name": "x", "meta": metaOf(t, 100)})); err != nil {
 		t.Fatalf("100 bytes refused: %v", err)
 	}
-	_, err := tool.Validate(small.Spec().InputSchema, args(t, map[string]any{"name": "x", "meta": metaOf(t, 101)}))
+	_, err := tool.Validate(small.Spec().InputSchema(), args(t, map[string]any{"name": "x", "meta": metaOf(t, 101)}))
 	if err == nil || err.Details["field"] != "meta" || !strings.Contains(err.Message, "at most 100 bytes") {
 		t.Fatalf("101 bytes: %v", err)
 	}
@@ -157,13 +157,13 @@ func TestPoint2FreeFormSize(t *testing.T) {
 		}
 	}()
 	tool.New(tool.Definition[sampleIn, sampleOut]{Name: "bad", Toolset: "t", Description: "d.",
-		Input: tool.Rules{"name": tool.Size(10)}, Execute: echo})
+		Input: tool.Rules{"name": tool.Size(10)}, Execute: echo}).Spec().InputSchema()
 }
 
 // TestPoint2PayloadLimit: arguments past MaxArguments are refused before
 // they are even decoded, naming the limit.
 func TestPoint2PayloadLimit(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	huge := `{"name":"x","nothing":"` + strings.Repeat("a", tool.MaxArguments) + `"}`
 	for _, raw := range []string{huge, strings.Repeat("[", tool.MaxArguments+1)} {
 		_, err := tool.Validate(s, json.RawMessage(raw))
@@ -192,7 +192,7 @@ func TestPoint2ErrorsStaySmall(t *testing.T) {
 	for i := range codes {
 		codes[i] = strings.Repeat("a", 500)
 	}
-	_, err := tool.Validate(tl.Spec().InputSchema, args(t, map[string]any{"codes": codes}))
+	_, err := tool.Validate(tl.Spec().InputSchema(), args(t, map[string]any{"codes": codes}))
 	if err == nil {
 		t.Fatal("accepted")
 	}
@@ -201,7 +201,7 @@ func TestPoint2ErrorsStaySmall(t *testing.T) {
 		!strings.Contains(err.Message, "and 990 more") {
 		t.Fatalf("%d violations, %d bytes, message %.300s", len(vs), len(b), err.Message)
 	}
-	_, err = tool.Validate(sample(echo).Spec().InputSchema, args(t, map[string]any{"name": "x", strings.Repeat("k", 10000): 1}))
+	_, err = tool.Validate(sample(echo).Spec().InputSchema(), args(t, map[string]any{"name": "x", strings.Repeat("k", 10000): 1}))
 	if err == nil || len(err.Message) > 1000 {
 		t.Fatalf("unknown 10000-character key: %v", err)
 	}
@@ -211,7 +211,7 @@ func TestPoint2ErrorsStaySmall(t *testing.T) {
 // key, however deep in free-form metadata, is ERR_INVALID_INPUT naming the
 // field.
 func TestPoint6NULRefused(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	for _, c := range []struct{ args, field string }{
 		{`{"name":"a\u0000"}`, "name"},
 		{`{"name":"x","tags":["a\u0000b"]}`, "tags[0]"},
@@ -284,7 +284,7 @@ func TestPoint7NumbersOutOfRange(t *testing.T) {
 			seen = in
 			return sampleOut{Tags: []string{}}, nil
 		}})
-	s := tl.Spec().InputSchema
+	s := tl.Spec().InputSchema()
 	for _, c := range []struct {
 		args, field, rule string
 		limit             any
@@ -346,7 +346,7 @@ func TestPoint7NumbersOutOfRange(t *testing.T) {
 	tool.New(tool.Definition[rangeIn, sampleOut]{Name: "wide", Toolset: "t", Description: "d.",
 		Input: tool.Rules{"small": tool.Range(0, 1e10)}, Execute: func(context.Context, *tool.Call, rangeIn) (sampleOut, error) {
 			return sampleOut{}, nil
-		}})
+		}}).Spec().InputSchema()
 }
 
 // failing is a tool that fails the way fail says, with a real file system

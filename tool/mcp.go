@@ -39,13 +39,10 @@ func MCPTool(s *Spec) *mcp.Tool {
 			meta[k] = true
 		}
 	}
-	out := s.OutputSchema
-	if s.wireOut != nil {
-		out = s.wireOut
-	}
+	in, out := s.wireSchemas()
 	return &mcp.Tool{
 		Name: s.Name, Description: s.Description, Annotations: ann, Meta: meta,
-		InputSchema: s.InputSchema, OutputSchema: out,
+		InputSchema: in, OutputSchema: out,
 	}
 }
 
@@ -61,19 +58,13 @@ func (t *typed[In, Out]) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 			raw = req.Params.Arguments
 		}
 		p := who(ctx, req)
-		out, err := t.invoke(ctx, env, p, raw)
+		// b is the output as the pipeline marshalled it (for its check,
+		// the action's digest and the event): not marshalled again here.
+		out, b, err := t.invoke(ctx, env, p, raw)
 		if err != nil {
 			return ErrorResult(err), nil
 		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return ErrorResult(baton.Errorf(baton.ErrInternal, "%s: encoding the output: %v", t.spec.Name, err)), nil
-		}
-		text := string(b)
-		if t.def.Text != nil {
-			text = t.def.Text(out)
-		}
-		text = env.parkText(ctx, p, t.spec.Name, text)
+		text := env.parkText(ctx, p, t.spec.Name, t.text(out, b))
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}, nil
 	})
 }

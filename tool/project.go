@@ -57,5 +57,5 @@ func (e *Env) fillProject(ctx context.Context, s *jsonschema.Schema, p baton.Pri
 // A tool that checks another tool's arguments itself (membot_pipe) uses it
 // to judge them as a direct call would.
 func (e *Env) Arguments(ctx context.Context, spec *Spec, p baton.Principal, raw json.RawMessage) json.RawMessage {
-	return e.fillProject(ctx, spec.InputSchema, p, raw)
+	return e.fillProject(ctx, spec.InputSchema(), p, raw)
 }

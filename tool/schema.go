@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -239,4 +240,95 @@ func apply(s *jsonschema.Schema, f Field, path string) error {
 		}
 	}
 	return nil
+}
+
+// schemas are a tool's input and output schemas, built once, on first use.
+// Building every tool's (inference by reflection, rules, bounds) when the
+// tools packages initialised was the larger part of starting baton, and a
+// session calls a few tools; tools/list sends precomputed JSON (UseWire).
+type schemas struct {
+	once sync.Once
+	// build makes a typed tool's schemas; nil for given ones (WithSchemas).
+	build func() (in, out *jsonschema.Schema, err error)
+	// patches adjust the built schemas (OnSchemas), in order.
+	patches []func(in, out *jsonschema.Schema)
+
+	in, out *jsonschema.Schema
+	wireOut *jsonschema.Schema // out as tools/list sends it (wireOutput); typed tools only
+	err     error              // a definition that contradicts itself
+	// wire is the JSON tools/list sends for in and wireOut, computed
+	// ahead (UseWire); nil means it is marshalled from them.
+	wire *Wire
+}
+
+// get builds the schemas the first time. A definition that contradicts
+// itself panics, on this use and every later one (see New).
+func (s *schemas) get() *schemas {
+	s.once.Do(func() {
+		if s.build == nil {
+			return
+		}
+		defer func() {
+			// A patch that panics is the same programming error.
+			if r := recover(); r != nil {
+				s.err = fmt.Errorf("%v", r)
+			}
+		}()
+		s.in, s.out, s.err = s.build()
+		s.build = nil // the closure holds the definition's rules: no longer needed
+		if s.err != nil {
+			return
+		}
+		s.wireOut = wireOutput(s.out)
+		// Patches change the schema baton validates with, after the wire
+		// copy was taken, as they did when they ran on a built tool.
+		for _, p := range s.patches {
+			p(s.in, s.out)
+		}
+	})
+	if s.err != nil {
+		panic(s.err.Error())
+	}
+	return s
+}
+
+// InputSchema is the JSON Schema of the tool's arguments, built on first
+// use.
+func (s *Spec) InputSchema() *jsonschema.Schema {
+	if s.schemas == nil {
+		return nil
+	}
+	return s.schemas.get().in
+}
+
+// OutputSchema is the JSON Schema of the tool's output (widened to admit
+// the error envelope), built on first use; nil for a dynamic tool that
+// declares none.
+func (s *Spec) OutputSchema() *jsonschema.Schema {
+	if s.schemas == nil {
+		return nil
+	}
+	return s.schemas.get().out
+}
+
+// WithSchemas returns s with the given schemas: how a dynamic tool, whose
+// schemas are known only at run time, states them (NewDynamic).
+func (s Spec) WithSchemas(in, out *jsonschema.Schema) Spec {
+	s.schemas = &schemas{in: in, out: out}
+	return s
+}
+
+// OnSchemas registers fn to adjust t's schemas right after they are
+// built, and returns t: how a tools package changes what inference cannot
+// say (a property that may also be null) without building the schemas when
+// it initialises. What fn changes is what baton validates with; the output
+// schema tools/list sends is copied before fn runs. It panics when t's
+// schemas are already built, or t has none to build.
+func OnSchemas(t Tool, fn func(in, out *jsonschema.Schema)) Tool {
+	s := t.Spec().schemas
+	if s == nil || s.build == nil {
+		panic(fmt.Sprintf("tool %s: OnSchemas after its schemas were built, or on a tool with given schemas", t.Spec().Name))
+	}
+	s.patches = append(s.patches, fn)
+	return t
 }

@@ -5,7 +5,6 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -101,6 +100,7 @@ type Call struct {
 	Prepared any
 
 	published []string // projects with new events, announced after commit
+	sawAgent  bool     // this attempt recorded the agent's presence (record)
 	undo      []func() // what OnRollback registered in this attempt
 }
 
@@ -157,8 +157,9 @@ type Env struct {
 	// at the store every second to catch their writes.
 	BusHearsAll bool
 
-	scopes  scopes  // computed tool scopes per principal
-	session Session // scheduler caps of calls that come with no session
+	scopes  scopes     // computed tool scopes per principal
+	session Session    // scheduler caps of calls that come with no session
+	seen    seenAgents // agents whose presence was recorded lately
 }
 
 // PollEvery is how often a waiter looks at the store besides the bus's
@@ -216,8 +217,6 @@ type Spec struct {
 	Annotations  Annotations
 	Profiles     []string
 	SchedulerCap string
-	InputSchema  *jsonschema.Schema
-	OutputSchema *jsonschema.Schema
 	PlainText    bool // the tool renders its own text; otherwise text is the JSON
 	// Args and Verbs are the CLI's positional arguments and further
 	// command names (Definition.Args, Definition.Verbs).
@@ -225,12 +224,16 @@ type Spec struct {
 	// AliasOf is Definition.AliasOf.
 	AliasOf string
 
-	wireOut *jsonschema.Schema // OutputSchema as tools/list sends it (wireOutput)
+	// schemas are the input and output schemas (InputSchema,
+	// OutputSchema): a typed tool's are built on first use, a dynamic
+	// tool's are given (WithSchemas). Shared by copies of the Spec.
+	schemas *schemas
 }
 
 // Result is the outcome of a direct call.
 type Result struct {
 	Output any          // the typed output; nil on failure
+	JSON   []byte       // Output as JSON (marshalled once, in the pipeline); nil on failure
 	Err    *baton.Error // nil on success
 	Text   string       // what a human or a text-only client reads
 }
@@ -243,32 +246,39 @@ type Tool interface {
 	binder
 }
 
-// New builds a tool from its definition. It panics on a definition that
-// contradicts itself (a rule for a missing field, a default that breaks its
-// own rule): that is a programming error every test run catches.
+// New builds a tool from its definition. Its schemas are built on first
+// use (a call, tools/list without precomputed JSON, docs), not here: New
+// runs when a tools package initialises, for every tool baton has, and a
+// session uses a few of them. New panics at once on a definition without
+// name, toolset, description or Execute; a definition that contradicts
+// itself (a rule for a missing field, a default that breaks its own rule,
+// a positional argument that is no property) panics when its schemas are
+// built, which TestBuildEverySchema (package tools) does for every tool:
+// a programming error every test run catches.
 func New[In, Out any](d Definition[In, Out]) Tool {
-	in, err := inputSchema[In](d.Input)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input: %v", d.Name, err))
-	}
-	out, err := outputSchema[Out](d.Output)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: output: %v", d.Name, err))
-	}
 	if d.Execute == nil || d.Name == "" || d.Toolset == "" || d.Description == "" {
 		panic(fmt.Sprintf("tool %q: name, toolset, description and Execute are required", d.Name))
 	}
-	for i, a := range d.Args {
-		ps, ok := in.Properties[a]
-		if !ok || (ps.Type == "array" && i != len(d.Args)-1) {
-			panic(fmt.Sprintf("tool %s: positional argument %q is not an input property (or an array before the last)", d.Name, a))
+	build := func() (in, out *jsonschema.Schema, err error) {
+		if in, err = inputSchema[In](d.Input); err != nil {
+			return nil, nil, fmt.Errorf("tool %s: input: %v", d.Name, err)
 		}
+		if out, err = outputSchema[Out](d.Output); err != nil {
+			return nil, nil, fmt.Errorf("tool %s: output: %v", d.Name, err)
+		}
+		for i, a := range d.Args {
+			ps, ok := in.Properties[a]
+			if !ok || (ps.Type == "array" && i != len(d.Args)-1) {
+				return nil, nil, fmt.Errorf("tool %s: positional argument %q is not an input property (or an array before the last)", d.Name, a)
+			}
+		}
+		return in, out, nil
 	}
 	return &typed[In, Out]{def: d, spec: &Spec{
 		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
 		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
-		InputSchema: in, OutputSchema: out, PlainText: d.Text != nil, wireOut: wireOutput(out),
-		Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs), AliasOf: d.AliasOf,
+		PlainText: d.Text != nil, Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs), AliasOf: d.AliasOf,
+		schemas: &schemas{build: build},
 	}}
 }
 
@@ -280,17 +290,17 @@ type typed[In, Out any] struct {
 func (t *typed[In, Out]) Spec() *Spec { return t.spec }
 
 func (t *typed[In, Out]) Invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) Result {
-	out, err := t.invoke(ctx, env, p, raw)
+	out, js, err := t.invoke(ctx, env, p, raw)
 	if err != nil {
 		return failure(err)
 	}
-	return Result{Output: out, Text: t.text(out)}
+	return Result{Output: out, JSON: js, Text: t.text(out, js)}
 }
 
 // invoke is every transport's way in: the scope, then the arguments
 // (validated, defaults applied), then the pipeline. What fails leaves as
 // the client may see it (clientError).
-func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) (out Out, err error) {
+func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) (out Out, js []byte, err error) {
 	defer func() {
 		if err != nil {
 			err = env.clientError(err)
@@ -298,16 +308,16 @@ func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal
 	}()
 	// Out of scope is out of scope, whatever the arguments.
 	if err := env.permit(ctx, p, t.spec.Name); err != nil {
-		return out, err
+		return out, nil, err
 	}
-	raw = env.fillProject(ctx, t.spec.InputSchema, p, raw)
-	norm, verr := Validate(t.spec.InputSchema, raw)
+	raw = env.fillProject(ctx, t.spec.InputSchema(), p, raw)
+	norm, verr := Validate(t.spec.InputSchema(), raw)
 	if verr != nil {
-		return out, verr
+		return out, nil, verr
 	}
 	var in In
 	if err := json.Unmarshal(norm, &in); err != nil {
-		return out, baton.Errorf(baton.ErrInvalidInput, "arguments do not fit %s: %v", t.spec.Name, err).
+		return out, nil, baton.Errorf(baton.ErrInvalidInput, "arguments do not fit %s: %v", t.spec.Name, err).
 			WithHint("check the types against the tool's input schema")
 	}
 	return t.run(ctx, env, p, in)
@@ -319,21 +329,22 @@ func failure(err error) Result {
 	return Result{Err: e, Text: string(b)}
 }
 
-func (t *typed[In, Out]) text(out Out) string {
+// text is what a text-only reader sees of out, whose JSON is js.
+func (t *typed[In, Out]) text(out Out, js []byte) string {
 	if t.def.Text != nil {
 		return t.def.Text(out)
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return string(js)
 }
 
 // run is the pipeline after validation, shared by every transport: one
 // transaction, Execute, the output checked against the output schema before
-// commit, panics turned into ERR_INTERNAL.
-func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, in In) (out Out, err error) {
+// commit, panics turned into ERR_INTERNAL. js is the output's JSON,
+// marshalled once for the check, the record and the response.
+func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, in In) (out Out, js []byte, err error) {
 	release, err := env.admit(ctx, p, t.spec)
 	if err != nil {
-		return out, baton.AsError(err)
+		return out, nil, baton.AsError(err)
 	}
 	defer func() {
 		if err != nil {
@@ -347,8 +358,15 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 			c.Prepared, err = t.def.Prepare(ctx, c, in)
 			return err
 		}(); err != nil {
-			return out, baton.AsError(err)
+			return out, nil, baton.AsError(err)
 		}
+	}
+	writes := t.def.Transaction != TxNone && !t.spec.Annotations.ReadOnly
+	var input recorded
+	if writes && env.Store != nil {
+		// The input's digest and subject do not depend on the
+		// transaction: worked out here, they cost the writer nothing.
+		input = recordInput(in)
 	}
 	exec := func(tx baton.Tx) (err error) {
 		defer guard(env, t.spec.Name, &err)
@@ -356,20 +374,35 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		// sqlcore.RetryBusy): only the last, committed run announces, and
 		// the files of an abandoned run are undone before the next.
 		c.rollback()
-		c.Tx, c.published = tx, nil
+		c.Tx, c.published, c.sawAgent = tx, nil, false
+		if tx != nil && writes {
+			c.Tx = &itemMemo{Tx: tx}
+		}
 		o, err := t.def.Execute(ctx, c, in)
 		if err != nil {
 			return err
 		}
-		if err := t.checkOutput(o); err != nil {
+		e, err := t.checkOutput(o)
+		if err != nil {
 			return err
 		}
-		if tx != nil && !t.spec.Annotations.ReadOnly {
-			if err := record(ctx, c, t.spec, t.def.Event, subject(c, in, o), in, o); err != nil {
+		if tx != nil && writes {
+			if input.err != nil {
+				return input.err
+			}
+			outDigest, err := audit.DigestValue(e.val)
+			if err != nil {
+				return err
+			}
+			subj := input.subject
+			if subj == "" {
+				subj = subject(c, e.val)
+			}
+			if err := record(ctx, c, t.spec, t.def.Event, subj, input.digest, outDigest, e.raw); err != nil {
 				return err
 			}
 		}
-		out = o
+		out, js = o, e.raw
 		return nil
 	}
 	switch {
@@ -386,77 +419,38 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 	if err != nil {
 		c.rollback()
 		var zero Out
-		return zero, baton.AsError(err)
+		return zero, nil, baton.AsError(err)
 	}
 	c.undo = nil // committed: nothing to undo
-	c.announce()
+	c.committed()
 	if t.def.Then != nil {
 		c.Tx = nil
+		var e encoded
 		if out, err = t.def.Then(ctx, c, in, out); err == nil {
-			err = t.checkOutput(out)
+			e, err = t.checkOutput(out)
 		}
 		if err != nil {
 			var zero Out
-			return zero, baton.AsError(err)
+			return zero, nil, baton.AsError(err)
 		}
+		js = e.raw
 	}
-	return out, nil
-}
-
-// record appends a call that changed something to the action log, and its
-// event to its project's stream, in the call's transaction: a change and
-// its record commit together or not at all. Typed and dynamic tools share
-// it, so both leave the same trail.
-func record(ctx context.Context, c *Call, spec *Spec, event, subject string, in, out any) error {
-	inDigest, err := audit.Digest(in)
-	if err != nil {
-		return err
-	}
-	outDigest, err := audit.Digest(out)
-	if err != nil {
-		return err
-	}
-	if err := c.Tx.AppendAction(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
-		Tool: spec.Name, Subject: subject, InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}); err != nil {
-		return err
-	}
-	if err := publish(ctx, c, spec, event, subject, out); err != nil {
-		return err
-	}
-	// An agent that changes something is known from then on (messages can
-	// reach it); the human is "user", not an agent.
-	if c.Principal.Agent == "" || c.Principal.Agent == baton.User {
-		return nil
-	}
-	return c.Tx.SeeAgent(ctx, c.Principal.Agent, c.Now)
-}
-
-// publish appends the call's event to its project's stream.
-func publish(ctx context.Context, c *Call, spec *Spec, typ, subject string, out any) error {
-	if typ == "" {
-		typ = "tool." + spec.Name
-	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	if len(data) > MaxEventData {
-		// A large output (a query's result) is the caller's; the stream
-		// says what happened, not all of it.
-		data, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(data)})
-	}
-	e := &baton.Event{Project: eventProject(ctx, c, subject), Type: typ, Subject: subject, Agent: c.Principal.Agent,
-		Data: data, At: c.Now}
-	if err := c.Tx.AppendEvent(ctx, e); err != nil {
-		return err
-	}
-	c.published = append(c.published, e.Project)
-	return nil
+	return out, js, nil
 }
 
 // MaxEventData is the most of a call's output an event carries; a larger
 // output is recorded as {"truncated": true, "bytes": n}.
 const MaxEventData = 64 << 10
+
+// committed is what follows a call's commit: the agent's presence, if
+// the call recorded it, is remembered (see seenWindow), and the
+// subscribers of the projects the call wrote events to are woken.
+func (c *Call) committed() {
+	if c.sawAgent {
+		c.Env.seen.mark(c.Principal.Agent, c.Now)
+	}
+	c.announce()
+}
 
 // announce wakes the subscribers of the projects the call wrote events to.
 // Subscribers read what committed, so it runs only after the commit.
@@ -487,74 +481,25 @@ func guard(env *Env, name string, err *error) {
 	}
 }
 
-// eventProject is the project whose stream an event joins: its work item's,
-// else the session's, else the only project there is, else none ("").
-func eventProject(ctx context.Context, c *Call, subject string) string {
-	if subject != "" {
-		if it, err := c.Tx.Item(ctx, subject); err == nil {
-			return it.Project
-		}
-	}
-	if c.Principal.Project != "" {
-		return c.Principal.Project
-	}
-	if ps, err := c.Tx.Projects(ctx); err == nil && len(ps) == 1 {
-		return ps[0].Slug
-	}
-	return ""
-}
-
-// subjectKeys name the work item a call is about, in the output (a create
-// learns its id there) or the input.
-var subjectKeys = []string{"task_id", "issue_id", "item_id", "id"}
-
-// subject is the work item a call concerned: named in its output or input,
-// else the session's bound issue.
-func subject(c *Call, values ...any) string {
-	for _, v := range values {
-		b, err := json.Marshal(v)
-		if err != nil {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(b, &m) != nil {
-			continue
-		}
-		for _, k := range subjectKeys {
-			if s, ok := m[k].(string); ok && s != "" {
-				return s
-			}
-		}
-	}
-	return c.Principal.IssueID
-}
-
-func (t *typed[In, Out]) checkOutput(o Out) error {
-	vs, err := outputViolations(t.spec, o)
+// checkOutput marshals o once and holds it to the output schema; the
+// encoding it returns is what the record and the response use.
+func (t *typed[In, Out]) checkOutput(o Out) (encoded, error) {
+	e, err := encode(o)
 	if err != nil {
-		return err
+		return encoded{}, err
 	}
-	if len(vs) > 0 {
-		return baton.Errorf(baton.ErrInternal, "%s produced output that breaks its schema: %s", t.spec.Name, vs[0].Message).
+	if vs := outputViolations(t.spec, e.val); len(vs) > 0 {
+		return encoded{}, baton.Errorf(baton.ErrInternal, "%s produced output that breaks its schema: %s", t.spec.Name, vs[0].Message).
 			WithDetails("violations", vs).
 			WithHint("nothing was changed; this is a bug in baton, report it with the message")
 	}
-	return nil
+	return e, nil
 }
 
-// outputViolations are the rules of spec's output schema that o breaks.
-func outputViolations(spec *Spec, o any) ([]Violation, error) {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return check(spec.OutputSchema, "", v), nil
+// outputViolations are the rules of spec's output schema that the output,
+// decoded (encode), breaks.
+func outputViolations(spec *Spec, v any) []Violation {
+	return check(spec.OutputSchema(), "", v)
 }
 
 func (e *Env) logger() *slog.Logger {

@@ -61,7 +61,7 @@ func echo(_ context.Context, _ *tool.Call, in sampleIn) (sampleOut, error) {
 }
 
 func TestValidateRules(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	cases := []struct {
 		name, args, field, rule string
 	}{
@@ -102,7 +102,7 @@ func TestValidateRules(t *testing.T) {
 }
 
 func TestValidateReportsEveryViolation(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	_, err := tool.Validate(s, json.RawMessage(`{"name":"","kind":"z","count":99}`))
 	vs, _ := err.Details["violations"].([]tool.Violation)
 	if len(vs) != 3 {
@@ -111,7 +111,7 @@ func TestValidateReportsEveryViolation(t *testing.T) {
 }
 
 func TestValidateAppliesDefaults(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	for _, raw := range []string{`{"name":"x"}`, ` {"name":"x"} `} {
 		norm, err := tool.Validate(s, json.RawMessage(raw))
 		if err != nil {
@@ -141,7 +141,7 @@ func TestValidateAppliesDefaults(t *testing.T) {
 }
 
 func TestValidateAcceptsBoundaries(t *testing.T) {
-	s := sample(echo).Spec().InputSchema
+	s := sample(echo).Spec().InputSchema()
 	for _, ok := range []string{
 		`{"name":"a"}`, `{"name":"abcde"}`, `{"name":"ééééé"}`, `{"name":"x","count":0}`, `{"name":"x","count":10}`,
 		`{"name":"x","count":10.0}`, `{"name":"x","ratio":0.5}`, `{"name":"x","tags":["abc","d"]}`,
@@ -159,7 +159,7 @@ func TestValidateAcceptsBoundaries(t *testing.T) {
 // schema that admits the error envelope.
 func TestSchemaShape(t *testing.T) {
 	spec := sample(echo).Spec()
-	in, _ := json.Marshal(spec.InputSchema)
+	in, _ := json.Marshal(spec.InputSchema())
 	for _, bad := range []string{`"null"`, `:true`} {
 		if strings.Contains(string(in), bad) {
 			t.Errorf("input schema contains %s: %s", bad, in)
@@ -178,7 +178,7 @@ func TestSchemaShape(t *testing.T) {
 	if tags := props["tags"].(map[string]any); tags["type"] != "array" || tags["maxItems"] != 2.0 {
 		t.Errorf("tags = %v", tags)
 	}
-	out, _ := json.Marshal(spec.OutputSchema)
+	out, _ := json.Marshal(spec.OutputSchema())
 	var o map[string]any
 	_ = json.Unmarshal(out, &o)
 	if _, ok := o["properties"].(map[string]any)["error"]; !ok {
@@ -190,10 +190,10 @@ func TestSchemaShape(t *testing.T) {
 	env := []byte(`{"error":{"code":"ERR_INTERNAL","type":"internal","message":"x"}}`)
 	var ev any
 	_ = json.Unmarshal(env, &ev)
-	if _, err := tool.Validate(spec.OutputSchema, env); err != nil {
+	if _, err := tool.Validate(spec.OutputSchema(), env); err != nil {
 		t.Errorf("output schema rejects the error envelope: %v", err)
 	}
-	if _, err := tool.Validate(spec.OutputSchema, json.RawMessage(`{"name":"x"}`)); err == nil {
+	if _, err := tool.Validate(spec.OutputSchema(), json.RawMessage(`{"name":"x"}`)); err == nil {
 		t.Error("output schema accepts a partial output")
 	}
 }
@@ -213,7 +213,9 @@ func TestBadDefinitionsPanic(t *testing.T) {
 					t.Fatal("no panic")
 				}
 			}()
-			tool.New(tool.Definition[sampleIn, sampleOut]{Name: "bad", Toolset: "t", Description: "d", Input: rules, Execute: echo})
+			// New defers the schemas to their first use, which panics.
+			tool.New(tool.Definition[sampleIn, sampleOut]{Name: "bad", Toolset: "t", Description: "d", Input: rules, Execute: echo}).
+				Spec().InputSchema()
 		})
 	}
 }

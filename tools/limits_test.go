@@ -36,7 +36,7 @@ func TestPoint2EveryInputFieldBounded(t *testing.T) {
 	fields := 0
 	for _, tl := range tools.All() {
 		s := tl.Spec()
-		walkSchema(s.Name, s.InputSchema, func(path string, p *jsonschema.Schema) {
+		walkSchema(s.Name, s.InputSchema(), func(path string, p *jsonschema.Schema) {
 			fields++
 			switch p.Type {
 			case "string":
@@ -103,7 +103,7 @@ func worstCase(s *jsonschema.Schema) int {
 func TestPoint2PayloadLimitAdmitsEveryValidCall(t *testing.T) {
 	for _, tl := range tools.All() {
 		s := tl.Spec()
-		if n := worstCase(s.InputSchema); n > tool.MaxArguments {
+		if n := worstCase(s.InputSchema()); n > tool.MaxArguments {
 			t.Errorf("%s: a valid call can be %d bytes, over the payload limit of %d", s.Name, n, tool.MaxArguments)
 		}
 	}

@@ -84,7 +84,7 @@ func schemas(t *testing.T) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	for _, tl := range tools.All() {
-		for kind, s := range map[string]any{"input": tl.Spec().InputSchema, "output": tl.Spec().OutputSchema} {
+		for kind, s := range map[string]any{"input": tl.Spec().InputSchema(), "output": tl.Spec().OutputSchema()} {
 			b, _ := json.Marshal(s)
 			var v any
 			_ = json.Unmarshal(b, &v)

@@ -10,6 +10,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
 	"github.com/baton-dev/baton/tool"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Toolset is the CLI group and toolset name of these tools.
@@ -46,18 +47,20 @@ func nullable(h string) *string {
 // types (absent means unset), but Colibri's catalogue has previous_hash
 // null on a chain's first record.
 func orNull(t tool.Tool, path ...string) tool.Tool {
-	s := t.Spec().OutputSchema
-	for _, name := range path {
-		for s.Items != nil {
-			s = s.Items
+	// When the schemas are built (on first use), not now: building them
+	// when the package initialises would cost every start of baton.
+	return tool.OnSchemas(t, func(_, s *jsonschema.Schema) {
+		for _, name := range path {
+			for s.Items != nil {
+				s = s.Items
+			}
+			s = s.Properties[name]
 		}
-		s = s.Properties[name]
-	}
-	if s.Type != "string" {
-		panic(fmt.Sprintf("%s: %v is a %s, not a string", t.Spec().Name, path, s.Type))
-	}
-	s.Type, s.Types = "", []string{"null", "string"}
-	return t
+		if s.Type != "string" {
+			panic(fmt.Sprintf("%s: %v is a %s, not a string", t.Spec().Name, path, s.Type))
+		}
+		s.Type, s.Types = "", []string{"null", "string"}
+	})
 }
 
 // leaves returns a session's records as Merkle leaves, optionally only

@@ -61,7 +61,7 @@ func TestSchemasMatchCatalogue(t *testing.T) {
 			if !strings.HasSuffix(s.Description, ".") {
 				t.Errorf("description %q does not end with a period", s.Description)
 			}
-			in := s.InputSchema
+			in := s.InputSchema()
 			var names []string
 			for n, p := range in.Properties {
 				names = append(names, n)
@@ -113,7 +113,7 @@ func TestSchemasKeepTheRules(t *testing.T) {
 	known := []string{"type", "description", "properties", "required", "additionalProperties", "items", "enum",
 		"minimum", "maximum", "minLength", "maxLength", "pattern", "format", "default", "minItems", "maxItems", "anyOf"}
 	for _, c := range catalogue {
-		for kind, schema := range map[string]any{"input": c.tool.Spec().InputSchema, "output": c.tool.Spec().OutputSchema} {
+		for kind, schema := range map[string]any{"input": c.tool.Spec().InputSchema(), "output": c.tool.Spec().OutputSchema()} {
 			b, err := json.Marshal(schema)
 			if err != nil {
 				t.Fatal(err)

@@ -75,7 +75,7 @@ func TestSchemas(t *testing.T) {
 		if s.Toolset != "claims" || len(s.Profiles) == 0 || s.Description == "" {
 			t.Errorf("%s: toolset %q, profiles %v", name, s.Toolset, s.Profiles)
 		}
-		in := s.InputSchema
+		in := s.InputSchema()
 		if ttl, ok := in.Properties["ttl_seconds"]; ok {
 			if ttl.Type != "integer" || *ttl.Minimum != 30 || *ttl.Maximum != 86400 {
 				t.Errorf("%s ttl_seconds schema = %+v", name, ttl)

@@ -87,7 +87,7 @@ func TestListLimits(t *testing.T) {
 		failWith(k, "membot_list", args, baton.ErrInvalidInput, "invalid_input")
 	}
 	spec := specOf(t, "membot_list")
-	if d := spec.InputSchema.Properties["limit"].Default; string(d) != "1000" {
+	if d := spec.InputSchema().Properties["limit"].Default; string(d) != "1000" {
 		t.Errorf("limit default = %s", d)
 	}
 }

@@ -83,7 +83,7 @@ var Pipe = tool.New(tool.Definition[pipeIn, pipeOut]{
 		// field (after the session's project is filled in, as for a
 		// direct call); the scope is checked by the inner call itself,
 		// which is the same door a direct call goes through.
-		if _, verr := tool.Validate(spec.InputSchema, c.Env.Arguments(ctx, spec, c.Principal, raw)); verr != nil {
+		if _, verr := tool.Validate(spec.InputSchema(), c.Env.Arguments(ctx, spec, c.Principal, raw)); verr != nil {
 			e := *verr
 			e.Type = "invalid_input"
 			e.Message = "tool_input does not fit " + spec.Name + ": " + verr.Message

@@ -546,14 +546,14 @@ func TestQueryDefinition(t *testing.T) {
 		!reflect.DeepEqual(s.Args, []string{"logical_path", "expression"}) {
 		t.Errorf("spec %+v", s)
 	}
-	in := s.InputSchema.Properties
+	in := s.InputSchema().Properties
 	if string(in["max_input_bytes"].Default) != "20000000" || in["max_input_bytes"].Minimum == nil || *in["max_input_bytes"].Minimum != 1 {
 		t.Errorf("max_input_bytes %+v", in["max_input_bytes"])
 	}
-	if !reflect.DeepEqual(s.InputSchema.Required, []string{"logical_path", "expression"}) {
-		t.Errorf("required %v", s.InputSchema.Required)
+	if !reflect.DeepEqual(s.InputSchema().Required, []string{"logical_path", "expression"}) {
+		t.Errorf("required %v", s.InputSchema().Required)
 	}
-	out := s.OutputSchema.Properties
+	out := s.OutputSchema().Properties
 	if r := out["result"]; r == nil || r.Type != "" || len(r.Types) != 0 || r.Description == "" {
 		t.Errorf("result must take any JSON value: %+v", r)
 	}

@@ -207,7 +207,7 @@ func TestDeleteIsRemovesAlias(t *testing.T) {
 		t.Fatalf("description %q", s.Description)
 	}
 	r := specOf(t, "membot_remove")
-	if string(wJSON(t, s.InputSchema)) != string(wJSON(t, r.InputSchema)) {
+	if string(wJSON(t, s.InputSchema())) != string(wJSON(t, r.InputSchema())) {
 		t.Fatal("membot_delete takes other arguments than membot_remove")
 	}
 }

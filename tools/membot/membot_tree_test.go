@@ -82,6 +82,6 @@ func TestTreeLimits(t *testing.T) {
 	for _, args := range []map[string]any{{"max_depth": 0}, {"max_depth": 65}, {"max_items": 0}, {"max_items": 1001}} {
 		failWith(k, "membot_tree", args, baton.ErrInvalidInput, "invalid_input")
 	}
-	s := specOf(t, "membot_tree").InputSchema
+	s := specOf(t, "membot_tree").InputSchema()
 	eq(t, "defaults", string(s.Properties["max_depth"].Default)+","+string(s.Properties["max_items"].Default), "6,20")
 }

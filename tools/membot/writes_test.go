@@ -51,10 +51,10 @@ func TestWriteToolsDefinitions(t *testing.T) {
 		if !slices.Equal(s.Args, d.args) || !slices.Equal(s.Verbs, d.verbs) {
 			t.Errorf("%s: CLI arguments %v verbs %v, want %v %v", d.name, s.Args, s.Verbs, d.args, d.verbs)
 		}
-		_, enveloped := s.OutputSchema.Properties["data"]
-		_, isError := s.OutputSchema.Properties["is_error"]
+		_, enveloped := s.OutputSchema().Properties["data"]
+		_, isError := s.OutputSchema().Properties["is_error"]
 		if !isError || enveloped == d.flat {
-			t.Errorf("%s: output properties %v (flat %v)", d.name, s.OutputSchema.PropertyOrder, d.flat)
+			t.Errorf("%s: output properties %v (flat %v)", d.name, s.OutputSchema().PropertyOrder, d.flat)
 		}
 	}
 }

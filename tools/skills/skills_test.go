@@ -302,7 +302,7 @@ func TestDefinitions(t *testing.T) {
 			t.Errorf("%s: %+v", s.Name, s)
 		}
 	}
-	out := skills.SkillList.Spec().OutputSchema
+	out := skills.SkillList.Spec().OutputSchema()
 	if _, ok := out.Properties["errors"]; !ok {
 		t.Fatal("skill_list output schema lacks errors")
 	}
