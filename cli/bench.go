@@ -36,6 +36,9 @@ func (a *App) benchCmd() *cobra.Command {
 			"what watching costs the agents.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			// The harness's server runs with `baton serve`'s collector
+			// settings (in this process, or in the --split server process).
+			serverGC(a.Getenv)
 			if serveOnly {
 				// A --split run's server process: this binary re-executed,
 				// its spec in the environment.

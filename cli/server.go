@@ -374,6 +374,7 @@ func (a *App) serveCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
 			a.mayCreate = true // a server may start the team's database (at the git top level)
+			serverGC(a.Getenv)
 			if insecure && !isLoopback(addr) {
 				return usageError("--insecure-local serves without tokens, so only on a loopback --addr (127.0.0.1, ::1 or localhost), not %s", addr)
 			}
