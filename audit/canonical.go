@@ -6,7 +6,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Canonical JSON used to be written by round-tripping a value through
@@ -133,62 +132,14 @@ func appendRoundTrip(b []byte, v any) ([]byte, error) {
 	return AppendCanonical(b, d)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendCanonicalString writes s as encoding/json does with HTML escaping
-// off: '"', '\' and control characters escaped (\b \f \n \r \t short,
-// the rest \u00xx), U+2028 and U+2029 escaped, everything else as it is.
-// Bytes that are not UTF-8 are written as U+FFFD itself, the character the
-// round trip's decode turns them into (encoding/json would write the
-// escape \ufffd, which the decode reads back as that character).
+// off: the JSON.stringify escapes (AppendJSString) plus U+2028 and U+2029,
+// which encoding/json always escapes. Bytes that are not UTF-8 are written
+// as U+FFFD itself, the character the round trip's decode turns them into
+// (encoding/json would write the escape \ufffd, which the decode reads back
+// as that character).
 func appendCanonicalString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = utf8.AppendRune(b, utf8.RuneError)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return appendQuoted(b, s, true)
 }
 
 // isNumber reports whether s is a JSON number, the check encoding/json

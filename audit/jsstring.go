@@ -23,7 +23,12 @@ import "unicode/utf8"
 const lowerHex = "0123456789abcdef"
 
 // AppendJSString appends s as JavaScript's JSON.stringify writes a string.
-func AppendJSString(b []byte, s string) []byte {
+func AppendJSString(b []byte, s string) []byte { return appendQuoted(b, s, false) }
+
+// appendQuoted writes s as a JSON string with the escapes listed above;
+// lineSeps also escapes U+2028 and U+2029 (\u2028, \u2029), as Go's
+// encoding/json does, for the action log's canonical JSON.
+func appendQuoted(b []byte, s string, lineSeps bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -35,10 +40,8 @@ func AppendJSString(b []byte, s string) []byte {
 			}
 			b = append(b, s[start:i]...)
 			switch c {
-			case '"':
-				b = append(b, '\\', '"')
-			case '\\':
-				b = append(b, '\\', '\\')
+			case '"', '\\':
+				b = append(b, '\\', c)
 			case '\b':
 				b = append(b, '\\', 'b')
 			case '\t':
@@ -57,14 +60,19 @@ func AppendJSString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
 			b = utf8.AppendRune(b, utf8.RuneError)
-			i++
-			start = i
+		case lineSeps && (r == '\u2028' || r == '\u2029'):
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', lowerHex[r&0xf])
+		default:
+			i += size
 			continue
 		}
 		i += size
+		start = i
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
