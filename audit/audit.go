@@ -10,7 +10,6 @@ import (
 
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 
 	"github.com/baton-dev/baton"
 )
@@ -23,17 +22,7 @@ const Genesis = "000000000000000000000000000000000000000000000000000000000000000
 // Two equal values always give the same bytes. v is marshalled and
 // decoded first, so struct field order and custom marshalers cannot change
 // the key order; see AppendCanonical.
-func Canonical(v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	d, err := Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	return AppendCanonical(make([]byte, 0, len(raw)), d)
-}
+func Canonical(v any) ([]byte, error) { return appendRoundTrip(nil, v) }
 
 // Sum is the hex SHA-256 of b.
 func Sum(b []byte) string {
