@@ -8,8 +8,10 @@ package lazystore
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/sqlcore"
 )
 
 // Store opens a store in the background and then stands for it.
@@ -53,15 +55,18 @@ func openError(err error) *baton.Error {
 }
 
 // Wait returns the open store, waiting for it until ctx ends; when the
-// store could not be opened, the error that kept it from opening.
+// store could not be opened, the error that kept it from opening. A call
+// whose deadline passes while the database opens gets the retryable busy
+// error, as one that waited for the writer would (sqlcore.OutOfTime).
 func (l *Store) Wait(ctx context.Context) (baton.Store, error) {
 	select {
 	case <-l.done:
 	default:
+		start := time.Now()
 		select {
 		case <-l.done:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, sqlcore.OutOfTime(ctx, ctx.Err(), start)
 		}
 	}
 	if l.err != nil {
