@@ -197,7 +197,7 @@ func streamableOptions() *mcp.StreamableHTTPOptions {
 	events := mcp.NewMemoryEventStore(nil)
 	events.SetMaxBytes(mcpserver.DefaultReplayBytes)
 	return &mcp.StreamableHTTPOptions{SessionTimeout: mcpserver.DefaultSessionTimeout, EventStore: events,
-		MaxRequestBodyBytes: 4 << 20, // mcpserver's defaultMaxBody
+		MaxRequestBodyBytes: mcp.DefaultMaxRequestBodyBytes, // mcpserver's default, the SDK's own
 		JSONResponse:        true}
 }
 
