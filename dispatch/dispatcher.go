@@ -71,6 +71,7 @@ type Dispatcher struct {
 	running  map[string]*agent // by run id
 	finished []*Finished       // ended and not yet taken (Once reports them)
 	broken   map[string]string // profiles whose command cannot start, and why
+	telling  map[string]string // profile → the run whose transaction tells the human it cannot start
 	closed   bool
 	wg       sync.WaitGroup
 	wake     chan struct{} // an agent ended: refill its slot now
@@ -86,7 +87,7 @@ func (d *Dispatcher) init() error {
 			}
 		}
 		d.id = fmt.Sprintf("%s:%d:%s", d.Host, os.Getpid(), randomHex(4))
-		d.running, d.broken = map[string]*agent{}, map[string]string{}
+		d.running, d.broken, d.telling = map[string]*agent{}, map[string]string{}, map[string]string{}
 		d.wake = make(chan struct{}, 1)
 		if len(d.Baton) == 0 {
 			exe, err := os.Executable()

@@ -66,7 +66,7 @@ func (a *agent) finish(ctx context.Context, startErr error, code *int) *Finished
 			f.Status, f.Error, f.DurationMS, f.CostUSD = status, r.Error, r.DurationMS, r.CostUSD
 			f.RetryAt, f.Blocked, f.MessageID = "", false, ""
 			if broken {
-				if err := a.d.setAside(ctx, tx, se, a.item.Project, now); err != nil {
+				if err := a.d.setAside(ctx, tx, se, a.run.ID, a.item.Project, now); err != nil {
 					return err
 				}
 			}
@@ -79,6 +79,9 @@ func (a *agent) finish(ctx context.Context, startErr error, code *int) *Finished
 	if broken {
 		a.d.mu.Lock()
 		a.d.broken[se.profile] = se.Error() + "; " + se.hint()
+		if err != nil && a.d.telling[se.profile] == a.run.ID {
+			delete(a.d.telling, se.profile) // its message was not sent: the next run's may be
+		}
 		a.d.mu.Unlock()
 	}
 	if err != nil {
@@ -229,12 +232,18 @@ func (d *Dispatcher) failed(ctx context.Context, tx baton.Tx, f *Finished, now t
 
 // setAside tells the human, once per dispatcher and profile, that the
 // profile's command cannot start; finish then sets the profile aside
-// until the dispatcher restarts.
-func (d *Dispatcher) setAside(ctx context.Context, tx baton.Tx, se *startError, project string, now time.Time) error {
+// until the dispatcher restarts. The first run to get here owns the
+// telling, decided under the lock: runs ending together have their
+// transactions open at once (they may share one commit), so a flag set
+// only after a commit would let each of them tell.
+func (d *Dispatcher) setAside(ctx context.Context, tx baton.Tx, se *startError, runID, project string, now time.Time) error {
 	d.mu.Lock()
-	_, told := d.broken[se.profile]
+	owner, told := d.telling[se.profile]
+	if !told {
+		d.telling[se.profile] = runID
+	}
 	d.mu.Unlock()
-	if told {
+	if told && owner != runID {
 		return nil
 	}
 	msg := &baton.Message{Project: project, AgentID: Agent, Recipient: baton.User, Role: baton.RoleAgent,
