@@ -119,4 +119,53 @@ type AuditTx interface {
 	// newest first: the dashboard's "recent calls", which must not read a
 	// log that grows without bound.
 	RecentActions(ctx context.Context, agent string, limit int) ([]*Action, error)
+	// LogIdentity is the action log's name and public key; nil before its
+	// key is made.
+	LogIdentity(ctx context.Context) (*LogIdentity, error)
+	// SetLogIdentity names the log, once: a second call changes nothing
+	// (read LogIdentity again to see which won).
+	SetLogIdentity(ctx context.Context, id *LogIdentity) error
+	// AddCheckpoint stores a signed checkpoint; one of the same size
+	// stored already is kept.
+	AddCheckpoint(ctx context.Context, c *Checkpoint) error
+	// Checkpoints lists the stored checkpoints, the largest first, at
+	// most limit (every one when limit <= 0).
+	Checkpoints(ctx context.Context, limit int) ([]*Checkpoint, error)
+	// ActionRechains lists the re-hashings of the action log at upgrade.
+	ActionRechains(ctx context.Context) ([]ActionRechain, error)
+}
+
+// LogIdentity names the action log as a transparency log: its origin
+// (the first line of its checkpoints and its key's name) and its public
+// key, as a note verifier key (name+hash+base64).
+type LogIdentity struct {
+	Origin    string
+	PublicKey string
+	CreatedAt time.Time
+}
+
+// Checkpoint is a signed checkpoint of the action log as stored: the size
+// and Merkle root (hex) it commits to, the signed note itself (C2SP
+// tlog-checkpoint), the tree's right edge at that size (the compact
+// range, hex), where the next checkpoint resumes, and Head, the hash of
+// the record at Size then.
+type Checkpoint struct {
+	Size int64
+	Root string
+	Note string
+	Edge []string
+	Head string
+	At   time.Time
+}
+
+// ActionRechain records the one re-hashing of an action log written
+// before the log hashed standard bytes: how many records, the hash the old
+// chain ended at, the first position where the old chain did not verify
+// (0: it verified whole), and the position of the action recording it.
+type ActionRechain struct {
+	At         time.Time
+	Records    int64
+	OldHead    string
+	FirstBreak int64
+	Position   int64
 }

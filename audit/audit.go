@@ -5,6 +5,7 @@
 package audit
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -17,12 +18,13 @@ import (
 // Genesis is the previous_hash of the first record of every chain.
 const Genesis = "0000000000000000000000000000000000000000000000000000000000000000"
 
-// Canonical renders v as canonical JSON: object keys sorted, no
-// insignificant whitespace, no HTML escaping, numbers as Go writes them.
-// Two equal values always give the same bytes. v is marshalled and
-// decoded first, so struct field order and custom marshalers cannot change
-// the key order; see AppendCanonical.
-func Canonical(v any) ([]byte, error) { return appendRoundTrip(nil, v) }
+// Canonical renders v as RFC 8785 canonical JSON (JCS): object members
+// sorted by the UTF-16 code units of their names, no insignificant white
+// space, strings as JSON.stringify writes them, numbers in ECMAScript's
+// form. Two equal values always give the same bytes, in any language with
+// a JCS library. v is marshalled and decoded first unless Decode returned
+// it, so struct field order and custom marshalers cannot change the bytes.
+func Canonical(v any) ([]byte, error) { return JCS(v) }
 
 // Sum is the hex SHA-256 of b.
 func Sum(b []byte) string {
@@ -30,7 +32,7 @@ func Sum(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Digest is the hex SHA-256 of v's canonical JSON. DigestJSON and
+// Digest is the hex SHA-256 of v's canonical JSON (JCS). DigestJSON and
 // DigestValue give the same digest from v already marshalled or decoded.
 func Digest(v any) (string, error) {
 	b, err := Canonical(v)
@@ -126,10 +128,59 @@ func ThoughtOf(r *baton.ThoughtRecord) ThoughtFields {
 		RecordedAt: Stamp(r.RecordedAt), RecordedBy: r.RecordedBy}
 }
 
-// Hash is SHA-256 over the canonical JSON of the fields.
-func (f ActionFields) Hash() string { return Sum(f.canonical()) }
+// Hash is the record's RFC 6962 leaf hash: hex SHA-256 of the byte 0x00
+// followed by the fields' RFC 8785 canonical JSON (JSON). One hash is both
+// the record's link in the chain (the next record's previous_hash) and its
+// leaf in the log's Merkle tree, as Sigstore's Rekor names an entry by its
+// leaf hash.
+func (f ActionFields) Hash() string {
+	var h [32]byte
+	f.LeafHash(&h)
+	return hex.EncodeToString(h[:])
+}
 
-func (f ActionFields) canonical() []byte {
+// LeafHash writes the record's RFC 6962 leaf hash, raw, into h.
+func (f ActionFields) LeafHash(h *[32]byte) {
+	var buf [512]byte
+	b := append(buf[:0], 0x00)
+	b = f.AppendJSON(b)
+	*h = sha256.Sum256(b)
+}
+
+// JSON is the fields' RFC 8785 canonical JSON: the leaf's data.
+func (f ActionFields) JSON() []byte { return f.AppendJSON(make([]byte, 0, 400)) }
+
+// AppendJSON appends JSON. The members are strings and one integer, so
+// JCS is written here directly: names in order, strings as JSON.stringify
+// writes them, the position in decimal.
+func (f ActionFields) AppendJSON(b []byte) []byte {
+	b = append(b, `{"agent":`...)
+	b = AppendJSString(b, f.Agent)
+	b = append(b, `,"at":`...)
+	b = AppendJSString(b, f.At)
+	b = append(b, `,"input_digest":`...)
+	b = AppendJSString(b, f.InputDigest)
+	b = append(b, `,"position":`...)
+	b = strconv.AppendInt(b, f.Position, 10)
+	b = append(b, `,"previous_hash":`...)
+	b = AppendJSString(b, f.PreviousHash)
+	b = append(b, `,"result_digest":`...)
+	b = AppendJSString(b, f.ResultDigest)
+	b = append(b, `,"source":`...)
+	b = AppendJSString(b, f.Source)
+	b = append(b, `,"subject":`...)
+	b = AppendJSString(b, f.Subject)
+	b = append(b, `,"tool":`...)
+	b = AppendJSString(b, f.Tool)
+	return append(b, '}')
+}
+
+// LegacyHash is the rule baton hashed actions by before schema version
+// 28: SHA-256 over the fields' JSON as Go's encoding/json writes it (keys
+// sorted, U+2028 and U+2029 escaped), no leaf prefix. It is kept only so
+// the re-chaining at upgrade can tell an intact old chain from a tampered
+// one.
+func (f ActionFields) LegacyHash() string {
 	b := make([]byte, 0, 512)
 	b = appendField(b, '{', "agent", f.Agent)
 	b = appendField(b, ',', "at", f.At)
@@ -141,18 +192,15 @@ func (f ActionFields) canonical() []byte {
 	b = appendField(b, ',', "source", f.Source)
 	b = appendField(b, ',', "subject", f.Subject)
 	b = appendField(b, ',', "tool", f.Tool)
-	return append(b, '}')
+	return Sum(append(b, '}'))
 }
 
 func appendField(b []byte, sep byte, key, value string) []byte {
 	b = append(b, sep, '"')
 	b = append(b, key...)
 	b = append(b, '"', ':')
-	return appendString(b, value)
+	return appendLegacyString(b, value)
 }
-
-// appendString writes s as a JSON string exactly as Canonical does.
-func appendString(b []byte, s string) []byte { return appendCanonicalString(b, s) }
 
 // Link is one record of a chain as stored: its position (1-based), the
 // hash it claims for itself, the previous hash it claims, and the hash its
@@ -218,6 +266,12 @@ func (v *Verifier) Add(l Link) {
 	}
 	v.n++
 	switch {
+	case !v.Null && l.Position != v.n:
+		// The action log numbers its records 1, 2, 3...: a gap is a
+		// record deleted even when the links around it were rewritten.
+		v.Broken = append(v.Broken, BrokenLink{Position: l.Position, ExpectedHash: v.prev, ActualHash: l.PreviousHash,
+			Reason: fmt.Sprintf("the record at position %d comes where position %d should (records were deleted or renumbered)", l.Position, v.n)})
+		v.n = l.Position
 	case l.PreviousHash != v.prev:
 		reason := "previous_hash does not match the record before it (a record was deleted, inserted or reordered)"
 		if v.n == 1 {

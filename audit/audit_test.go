@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -245,19 +246,33 @@ func TestProofs(t *testing.T) {
 	}
 }
 
-// TestFastCanonicalMatches: the hand-written encoders of the hashed fields
-// give exactly Canonical's bytes, for ordinary and awkward strings alike.
+// TestFastCanonicalMatches: the hand-written encoders of the hashed
+// fields give exactly the reference bytes: an action's hash is the RFC
+// 6962 leaf hash of its RFC 8785 JSON (the reference implementation's),
+// and the legacy rules, kept to check old chains at upgrade, give the old
+// round trip's bytes, for ordinary and awkward strings alike.
 func TestFastCanonicalMatches(t *testing.T) {
 	strs := []string{"", "plain", `quote " and \ backslash`, "new\nline\ttab\r", "\b\f\x00\x1f", "<html> & ünïcödé ✓",
 		"\u2028\u2029", "invalid \xff utf8", "emoji 🎉", "Θ-0001"}
 	for _, s := range strs {
 		tf := audit.ThoughtFields{TaskID: s, Type: s, Content: s, PreviousHash: s, RecordedAt: s, RecordedBy: s}
-		if want, _ := audit.Digest(tf); tf.LegacyHash() != want {
-			t.Errorf("thought fields with %q: legacy hash %s, canonical %s", s, tf.LegacyHash(), want)
+		if old, _ := roundTrip(tf); tf.LegacyHash() != audit.Sum(old) {
+			t.Errorf("thought fields with %q: legacy hash %s, old rule %s", s, tf.LegacyHash(), audit.Sum(old))
 		}
 		af := audit.ActionFields{Position: 42, Agent: s, Source: s, Tool: s, Subject: s, InputDigest: s, ResultDigest: s, At: s, PreviousHash: s}
-		if want, _ := audit.Digest(af); af.Hash() != want {
-			t.Errorf("action fields with %q: hash %s, canonical %s", s, af.Hash(), want)
+		if old, _ := roundTrip(af); af.LegacyHash() != audit.Sum(old) {
+			t.Errorf("action fields with %q: legacy hash %s, old rule %s", s, af.LegacyHash(), audit.Sum(old))
+		}
+		want, err := reference(af)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(af.JSON(), want) {
+			t.Errorf("action fields with %q: JSON %s, RFC 8785 %s", s, af.JSON(), want)
+		}
+		leaf := sha256.Sum256(append([]byte{0}, want...))
+		if af.Hash() != hex.EncodeToString(leaf[:]) {
+			t.Errorf("action fields with %q: hash %s, leaf hash %x", s, af.Hash(), leaf)
 		}
 	}
 }

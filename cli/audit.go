@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/baton-dev/baton/tlog"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
@@ -16,32 +20,60 @@ import (
 // auditCmds are the audit commands beside the audit tools: whole-trail
 // verification, export, and offline checks that need no database.
 func (a *App) auditCmds() []*cobra.Command {
-	var bundle string
+	var bundle, key string
+	var checkpoints []string
 	verify := &cobra.Command{
-		Use:   "verify [--bundle FILE]",
-		Short: "Verify the whole audit trail (action log and thought chains), or an exported bundle",
+		Use:   "verify [--checkpoint FILE]... [--key KEY] | --bundle FILE [--key KEY]",
+		Short: "Verify the whole audit trail against its signed checkpoints, or an exported bundle",
 		Long: "verify recomputes every hash of the action log and of every task's thought chain and reports each\n" +
-			"broken link. With --bundle it checks an exported bundle instead, with no database. Exit 1 when anything is broken.",
+			"broken link, then checks the log against its signed checkpoints: the log must still give each one's\n" +
+			"root (RFC 6962), so a record deleted (the newest too), reordered or rewritten, even with every hash\n" +
+			"after it recomputed, is reported with the position it lies at or after. --checkpoint FILE adds the\n" +
+			"checkpoints kept outside the database (a witness file, or a note `baton audit checkpoint` printed) and\n" +
+			"shows the RFC 6962 consistency proof from the latest of them to the log today.\n\n" +
+			"--bundle FILE checks an exported bundle instead, with no database: the checkpoint's signature, every\n" +
+			"hash, that the checkpoint's root is the Merkle root of exactly the bundle's records, and its consistency\n" +
+			"proofs. --key is the log's public key (`baton audit key` prints it) that signatures are checked with;\n" +
+			"without it a bundle is checked with the key it carries, which shows only that it is self-consistent.\n" +
+			"Exit 1 when anything is broken.",
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var rep *audit.Report
+			keySource := "--key"
 			if bundle != "" {
+				if len(checkpoints) > 0 {
+					return usageError("--checkpoint checks the database's log; a bundle carries its own checkpoints")
+				}
 				p := a.startProgress("reading and verifying " + bundle)
 				b, err := readBundle(bundle)
 				if err == nil {
-					rep = b.Verify()
+					if key == "" {
+						keySource = "bundle"
+					}
+					rep, err = b.Verify(key)
 				}
 				p.finish()
 				if err != nil {
 					return a.fail(err)
 				}
 			} else {
+				opts := audit.VerifyOptions{Key: key}
+				for _, f := range checkpoints {
+					given, err := readCheckpoints(f)
+					if err != nil {
+						return a.fail(err)
+					}
+					opts.Checkpoints = append(opts.Checkpoints, given...)
+				}
 				s, err := a.openStore(c.Context())
 				if err != nil {
 					return a.fail(err)
 				}
+				if key == "" {
+					keySource = "log"
+				}
 				p := a.startProgress("verifying the audit trail")
-				rep, err = audit.VerifyStore(c.Context(), s)
+				rep, err = audit.VerifyStoreWith(c.Context(), s, opts)
 				p.finish()
 				if err != nil {
 					return a.fail(err)
@@ -50,9 +82,10 @@ func (a *App) auditCmds() []*cobra.Command {
 			if wantJSON(c) {
 				// The report, then exit 1 when anything is broken, as without --json.
 				if err := a.printJSON(struct {
-					OK bool `json:"ok"`
+					OK        bool   `json:"ok"`
+					KeySource string `json:"key_source"`
 					*audit.Report
-				}{rep.OK(), rep}); err != nil {
+				}{rep.OK(), keySource, rep}); err != nil {
 					return err
 				}
 				if !rep.OK() {
@@ -60,24 +93,46 @@ func (a *App) auditCmds() []*cobra.Command {
 				}
 				return nil
 			}
-			return a.printReport(rep)
+			return a.printReport(rep, keySource)
 		},
 	}
 	verify.Flags().StringVar(&bundle, "bundle", "", "verify this exported bundle instead of the database")
-	a.jsonFlag(verify, `{"ok", "actions", "action_breaks": [{"position", "reason", "expected_hash", "actual_hash", ...}], "thoughts",
+	verify.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "also check the log against the signed checkpoints in this file (repeatable)")
+	verify.Flags().StringVar(&key, "key", "", "the log's public key (as `baton audit key` prints it), or a file holding it")
+	a.jsonFlag(verify, `{"ok", "key_source", "actions", "action_breaks": [{"position", "reason", "expected_hash", "actual_hash", ...}],
+"root", "checkpoints": [{"source", "size", "root", "signature", "status", "position", "detail", "consistency_proof"}], "thoughts",
 "thought_breaks": {TASK: [...]}, "sessions", "session_breaks": {SESSION: why}, "integrity_score"}; exit 1 when not ok.`)
+	verify.PreRunE = func(*cobra.Command, []string) error {
+		k, err := readKeyArg(key)
+		key = k
+		return err
+	}
 
 	export := &cobra.Command{
 		Use:   "export FILE",
-		Short: "Write the audit trail as a self-contained bundle that can be verified elsewhere",
-		Args:  cobra.ExactArgs(1),
+		Short: "Write the audit trail as a self-contained, signed bundle that can be verified elsewhere",
+		Long: "export writes every record of the action log and the thought chains, and the finalized sessions, with a\n" +
+			"checkpoint over exactly those records signed by the log's key and the consistency proofs from the log's\n" +
+			"earlier checkpoints (docs/audit.md describes the format, so the bundle can be checked without baton).\n" +
+			"A log that does not verify is not exported: run baton audit verify.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := a.openStore(c.Context())
 			if err != nil {
 				return a.fail(err)
 			}
+			k, cfg, err := a.auditKey(c.Context(), s)
+			if err != nil {
+				return a.fail(err)
+			}
 			p := a.startProgress("exporting the audit trail")
-			b, err := audit.Export(c.Context(), s, time.Now())
+			b, err := audit.Export(c.Context(), s, k, time.Now())
+			if err == nil && (cfg.WitnessFile != "" || cfg.WitnessGit != "") {
+				var cp *tlog.Checkpoint
+				if cp, err = tlog.Parse([]byte(b.Checkpoint)); err == nil {
+					err = a.checkpointer(s, k, cfg).Witness.Add(c.Context(), cp)
+				}
+			}
 			if err != nil {
 				p.finish()
 				return a.fail(err)
@@ -92,10 +147,12 @@ func (a *App) auditCmds() []*cobra.Command {
 					WithDetails("file", args[0]).WithHint("check the directory exists and is writable, or name another file"))
 			}
 			if wantJSON(c) {
-				return a.printJSON(map[string]any{"file": args[0], "actions": len(b.Actions), "thoughts": len(b.Thoughts), "sessions": len(b.Sessions)})
+				return a.printJSON(map[string]any{"file": args[0], "actions": len(b.Actions), "thoughts": len(b.Thoughts), "sessions": len(b.Sessions),
+					"public_key": b.PublicKey})
 			}
-			fmt.Fprintf(a.Stdout, "wrote %s: %d actions, %d thought records, %d finalized sessions\n", args[0],
+			fmt.Fprintf(a.Stdout, "wrote %s: %d actions under a signed checkpoint, %d thought records, %d finalized sessions\n", args[0],
 				len(b.Actions), len(b.Thoughts), len(b.Sessions))
+			fmt.Fprintf(a.Stdout, "check it anywhere with the log's public key: baton audit verify --bundle %s --key %s\n", args[0], b.PublicKey)
 			return nil
 		},
 	}
@@ -131,10 +188,11 @@ func (a *App) auditCmds() []*cobra.Command {
 			return nil
 		},
 	}
-	a.jsonFlag(export, `{"file", "actions", "thoughts", "sessions"}: what the bundle holds.`)
+	a.jsonFlag(export, `{"file", "actions", "thoughts", "sessions", "public_key"}: what the bundle holds and the key its checkpoint is signed with.`)
+	export.Flags().StringVar(&a.pluginConfig, "config", "", "config file whose [audit] table names the key file and the witness (env BATON_CONFIG; default ./baton.toml if present)")
 	a.jsonFlag(proof, `{"verifies": true, "leaf", "leaf_index", "leaf_count", "root"}, or {"verifies": false, "reason", "leaf",
 "root"} with exit 1.`)
-	return []*cobra.Command{verify, export, proof}
+	return append([]*cobra.Command{verify, export, proof}, a.auditKeyCmds()...)
 }
 
 // fileError is a file that cannot be read, as an error that says which.
@@ -171,12 +229,13 @@ func readBundle(path string) (*audit.Bundle, error) {
 	return &b, nil
 }
 
-func (a *App) printReport(rep *audit.Report) error {
-	fmt.Fprintf(a.Stdout, "action log: %d records\n", rep.Actions)
+func (a *App) printReport(rep *audit.Report, keySource string) error {
+	fmt.Fprintf(a.Stdout, "action log: %d records, Merkle root %s\n", rep.Actions, rep.Root)
 	for _, b := range rep.ActionBreaks {
 		fmt.Fprintf(a.Stdout, "  broken at position %d: %s (expected %s, found %s)\n", b.Position, b.Reason, orNone(b.ExpectedHash),
 			orNone(cleanLine(b.ActualHash)))
 	}
+	a.printCheckpoints(rep.Checkpoints, keySource)
 	fmt.Fprintf(a.Stdout, "thought chains: %d records\n", rep.Thoughts)
 	tasks := make([]string, 0, len(rep.ThoughtBreaks))
 	for t := range rep.ThoughtBreaks {
@@ -201,4 +260,91 @@ func (a *App) printReport(rep *audit.Report) error {
 	}
 	fmt.Fprintln(a.Stdout, "every link verifies")
 	return nil
+}
+
+// printCheckpoints says what each checkpoint says of the log: the
+// consistent ones in one line per source, each other one in full.
+func (a *App) printCheckpoints(checks []audit.CheckpointCheck, keySource string) {
+	if len(checks) == 0 {
+		fmt.Fprintln(a.Stdout, "checkpoints: none yet (baton audit checkpoint signs one)")
+		return
+	}
+	type tally struct {
+		n      int
+		latest *audit.CheckpointCheck
+	}
+	ok := map[string]*tally{}
+	var order []string
+	for i := range checks {
+		c := &checks[i]
+		if c.Status != "consistent" {
+			fmt.Fprintf(a.Stdout, "  checkpoint at size %d (%s) %s: %s\n", c.Size, cleanLine(c.Source), c.Status, cleanLine(c.Detail))
+			continue
+		}
+		t := ok[c.Source]
+		if t == nil {
+			t = &tally{}
+			ok[c.Source] = t
+			order = append(order, c.Source)
+		}
+		t.n++
+		if t.latest == nil || c.Size > t.latest.Size {
+			t.latest = c
+		}
+	}
+	for _, src := range order {
+		t := ok[src]
+		fmt.Fprintf(a.Stdout, "checkpoints (%s): %d consistent, signature %s (key from %s); the latest, at size %d, extends to the log today by a consistency proof of %d hashes\n",
+			cleanLine(src), t.n, t.latest.Signature, keySource, t.latest.Size, len(t.latest.Proof))
+	}
+}
+
+// readCheckpoints reads a file of signed checkpoints (one, or a witness
+// file of many).
+func readCheckpoints(path string) ([]audit.Given, error) {
+	raw, err := readLimited(path, 64<<20)
+	if err != nil {
+		return nil, err
+	}
+	notes, err := tlog.Split(raw)
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%s holds no signed checkpoint: %v", path, err).WithDetails("file", path).
+			WithHint("give a file `baton audit checkpoint` wrote, or the [audit] witness_file")
+	}
+	out := make([]audit.Given, len(notes))
+	for i, n := range notes {
+		out[i] = audit.Given{Source: path, Note: n}
+	}
+	return out, nil
+}
+
+// readKeyArg is --key's value: a file holding the key when one of that
+// name exists, else the key itself.
+func readKeyArg(v string) (string, error) {
+	if fi, err := os.Stat(v); v == "" || err != nil || !fi.Mode().IsRegular() {
+		return v, nil
+	}
+	raw, err := readLimited(v, 4<<10)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(raw)), nil
+}
+
+// readLimited reads a file of at most max bytes.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	if int64(len(raw)) > max {
+		return nil, baton.Errorf(baton.ErrInvalidInput, "%s is larger than %d bytes", path, max).WithDetails("file", path).
+			WithHint("give the right file")
+	}
+	return raw, nil
 }

@@ -75,10 +75,10 @@ func TestAuditVerifyFindsTampering(t *testing.T) {
 			[]string{"broken at position 3: the record's content no longer gives its stored hash"}},
 		{"changed thought", []string{`UPDATE thoughts SET content = 'rewritten' WHERE position = 2`},
 			[]string{"COL-1 broken at position 2: the record's content no longer gives its stored hash"}},
-		// A deleted record shows as the next one pointing to a hash that is
-		// gone: reported by the hashes, never as "position N".
+		// The action log numbers its records without gaps: a deleted one
+		// shows as the next one coming where it should have been.
 		{"deleted action", []string{`DELETE FROM actions WHERE position = 4`},
-			[]string{"broken at position 5: previous_hash does not match the record before it"}},
+			[]string{"broken at position 5: the record at position 5 comes where position 4 should"}},
 		{"deleted thought", []string{`DELETE FROM thoughts WHERE position = 2`},
 			[]string{"COL-1 broken at position 3: previous_hash does not match the record before it"}},
 		{"deleted first thought", []string{`DELETE FROM thoughts WHERE position = 1`},

@@ -197,6 +197,8 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"audit", "export", filepath.Join(dir, "trail.json")}},
 		{args: []string{"audit", "verify"}},
 		{args: []string{"audit", "verify-proof", proofFile}},
+		{args: []string{"audit", "checkpoint"}},
+		{args: []string{"audit", "key"}},
 		{args: []string{"skills", "reload"}},
 		{args: []string{"worktree", "create", "COL-1"}, codes: wtCodes},
 		{args: []string{"worktree", "list"}, codes: wtCodes},

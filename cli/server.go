@@ -116,6 +116,12 @@ func (a *App) initCmd() *cobra.Command {
 			if err := writeInstructions(plan); err != nil {
 				return a.fail(err)
 			}
+			// The action log's key is made with the database, so its first
+			// checkpoint is signed by the key the log keeps for its life.
+			key, _, err := a.auditKey(ctx, s)
+			if err != nil {
+				return a.fail(err)
+			}
 			path := s.Info(ctx).Path
 			if wantJSON(c) { // output.go
 				got := p
@@ -124,7 +130,7 @@ func (a *App) initCmd() *cobra.Command {
 				}
 				return a.printJSON(map[string]any{"database": path, "created": existing == nil,
 					"project":      map[string]any{"slug": got.Slug, "prefix": got.Prefix, "name": got.Name},
-					"instructions": map[string]any{"preset": preset, "files": plan}})
+					"instructions": map[string]any{"preset": preset, "files": plan}, "audit_key": key.VerifierKey})
 			}
 			if existing != nil {
 				fmt.Fprintf(a.Stdout, "%s already holds project %s (prefix %s)\n", path, existing.Slug, existing.Prefix)
@@ -426,6 +432,16 @@ func (a *App) serveCmd() *cobra.Command {
 			if tickEvery > 0 { // the phase pipeline's tick (orchestrator.Phases)
 				go (&orchestrator.Phases{Store: f.Env.Store, Every: tickEvery, Clock: a.Clock, Log: f.Env.Log, Bus: f.Env.Bus}).Run(reapCtx)
 			}
+			// The action log's checkpoints: signed every [audit]
+			// checkpoint_every and after checkpoint_records new records, and
+			// given to the witness. The key is made here on a log without one.
+			key, auditCfg, err := a.auditKey(ctx, f.Env.Store)
+			if err != nil {
+				return a.fail(err)
+			}
+			cps := a.checkpointer(f.Env.Store, key, auditCfg)
+			cps.Log = f.Env.Log
+			go cps.Run(reapCtx)
 			dispatched := make(chan struct{})
 			if dispatching {
 				// baton dispatch inside the server: its agents stop (and

@@ -64,7 +64,7 @@ func RechainThoughts(ctx context.Context, q Querier) (RechainResult, error) {
 		res.Chains++
 	}
 	if len(renamed) > 0 {
-		if res.Sessions, err = releaf(ctx, q, renamed); err != nil {
+		if res.Sessions, err = releaf(ctx, q, "thought", renamed); err != nil {
 			return res, err
 		}
 	}
@@ -109,10 +109,10 @@ type leaf struct {
 	hash           string
 }
 
-// releaf moves session leaves from old to new thought hashes and
-// recomputes the frozen roots that still matched their leaves.
-func releaf(ctx context.Context, q Querier, renamed map[string][2]string) (int, error) {
-	ids, err := column(ctx, q, `SELECT DISTINCT session_id FROM session_records WHERE kind = 'thought'`)
+// releaf moves session leaves of kind (thought or action) from old to new
+// hashes and recomputes the frozen roots that still matched their leaves.
+func releaf(ctx context.Context, q Querier, kind string, renamed map[string][2]string) (int, error) {
+	ids, err := column(ctx, q, `SELECT DISTINCT session_id FROM session_records WHERE kind = ?`, kind)
 	if err != nil {
 		return 0, err
 	}
@@ -132,7 +132,7 @@ func releaf(ctx context.Context, q Querier, renamed map[string][2]string) (int, 
 		changed := false
 		for _, l := range leaves {
 			h := l.hash
-			if ren, ok := renamed[l.id]; ok && l.kind == "thought" && l.hash == ren[0] {
+			if ren, ok := renamed[l.id]; ok && l.kind == kind && l.hash == ren[0] {
 				h = ren[1]
 				if _, err := q.ExecContext(ctx, `UPDATE session_records SET hash = ? WHERE session_id = ? AND seq = ?`, h, id, l.seq); err != nil {
 					return roots, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -14,9 +15,10 @@ import (
 )
 
 // The audit page: the action log (every successful mutating tool call,
-// hash-chained), newest first; a Verify button that recomputes the whole
-// trail as `baton audit verify` does; and the audit sessions with their
-// Merkle roots.
+// hash-chained), newest first; the log's latest signed checkpoint and its
+// public key; a Verify button that recomputes the whole trail and checks
+// it against the signed checkpoints as `baton audit verify` does; and the
+// audit sessions with their Merkle roots.
 
 // Bounds of the audit page.
 const (
@@ -29,6 +31,12 @@ const (
 	hashPrefix = 12
 	// maxTaskBreaks bounds the broken thought chains a verification lists.
 	maxTaskBreaks = 20
+	// maxCheckpointFails bounds the failing checkpoints a verification
+	// lists (a log is checkpointed every few minutes: a cut can fail many).
+	maxCheckpointFails = 20
+	// maxRechains bounds the upgrade re-hashings the page lists (a log is
+	// re-hashed once).
+	maxRechains = 5
 )
 
 // verifySlot lets one verification run at a time: each reads the whole
@@ -67,10 +75,27 @@ type verifyResult struct {
 	ThoughtBreaks []taskBreak // each broken task chain's first break, by task, at most maxTaskBreaks
 	MoreTasks     int         // broken task chains past maxTaskBreaks
 	Integrity     int
-	Took          time.Duration
-	Cut           bool   // verifyTimeout passed first
-	Busy          bool   // another verification was running
-	Err           string // the store failed
+	// Root is the Merkle root (hex) of the log today.
+	Root string
+	// Checkpoints counts the signed checkpoints checked, Consistent those
+	// the log still extends, Unchecked the consistent ones whose signature
+	// could not be checked (no public key).
+	Checkpoints, Consistent, Unchecked int
+	// CheckpointFails are the checkpoints the log no longer holds, largest
+	// first, at most maxCheckpointFails; MoreFails those past it.
+	CheckpointFails []checkpointFail
+	MoreFails       int
+	Took            time.Duration
+	Cut             bool   // verifyTimeout passed first
+	Busy            bool   // another verification was running
+	Err             string // the store failed
+}
+
+// checkpointFail is a checkpoint the log no longer holds, its root cut
+// for the page.
+type checkpointFail struct {
+	audit.CheckpointCheck
+	RootPrefix string
 }
 
 type taskBreak struct {
@@ -88,18 +113,32 @@ type sessionRoot struct {
 	AsOf        string `json:"as_of"`
 }
 
+// checkpointView is the log's latest signed checkpoint as the page shows
+// it, against the log's head now.
+type checkpointView struct {
+	*baton.Checkpoint
+	RootPrefix string
+	Origin     string // the note's first line
+	Head       int64  // the position of the log's newest record
+	Since      int64  // records appended since it was signed (head - size)
+	Missing    int64  // records it signed that the log no longer reaches (size - head)
+}
+
 type auditData struct {
-	Actions  []actionRow
-	Agent    string // the ?agent filter
-	Before   int64  // the ?before page (0: the newest)
-	Older    int64  // the ?before of the next older page (0: none)
-	Limit    int
-	Sessions []sessionRow
-	More     int // sessions not listed
-	Timeout  time.Duration
-	Root     *sessionRoot
-	RootID   string
-	RootErr  *baton.Error
+	Checkpoint *checkpointView       // nil: none signed yet
+	Identity   *baton.LogIdentity    // nil: the log has no key yet
+	Rechains   []baton.ActionRechain // the upgrade re-hashings, at most maxRechains
+	Actions    []actionRow
+	Agent      string // the ?agent filter
+	Before     int64  // the ?before page (0: the newest)
+	Older      int64  // the ?before of the next older page (0: none)
+	Limit      int
+	Sessions   []sessionRow
+	More       int // sessions not listed
+	Timeout    time.Duration
+	Root       *sessionRoot
+	RootID     string
+	RootErr    *baton.Error
 }
 
 func loadAudit(s *Server, r *http.Request) (any, error) {
@@ -145,6 +184,9 @@ func loadAudit(s *Server, r *http.Request) (any, error) {
 		if n := len(acts); d.Agent == "" && n == auditLimit && acts[n-1].Position > 1 {
 			d.Older = acts[n-1].Position
 		}
+		if err := loadCheckpoint(ctx, tx, d); err != nil {
+			return err
+		}
 		return loadSessions(ctx, tx, d)
 	})
 	if err != nil {
@@ -163,6 +205,43 @@ func recentActions(ctx context.Context, tx baton.Tx, agent string, before int64)
 	acts, err := tx.Actions(ctx, after, int(before-1-after))
 	slices.Reverse(acts)
 	return acts, err
+}
+
+// loadCheckpoint reads the log's latest signed checkpoint, its identity
+// and its upgrade re-hashings.
+func loadCheckpoint(ctx context.Context, tx baton.Tx, d *auditData) error {
+	id, err := tx.LogIdentity(ctx)
+	if err != nil {
+		return err
+	}
+	d.Identity = id
+	if d.Rechains, err = tx.ActionRechains(ctx); err != nil {
+		return err
+	}
+	if len(d.Rechains) > maxRechains {
+		d.Rechains = d.Rechains[:maxRechains]
+	}
+	cps, err := tx.Checkpoints(ctx, 1)
+	if err != nil || len(cps) == 0 {
+		return err
+	}
+	cp := cps[0]
+	head, err := tx.RecentActions(ctx, "", 1)
+	if err != nil {
+		return err
+	}
+	v := &checkpointView{Checkpoint: cp, RootPrefix: clipHash(cp.Root)}
+	v.Origin, _, _ = strings.Cut(cp.Note, "\n")
+	if len(head) == 1 {
+		v.Head = head[0].Position
+	}
+	if v.Head >= cp.Size {
+		v.Since = v.Head - cp.Size
+	} else {
+		v.Missing = cp.Size - v.Head
+	}
+	d.Checkpoint = v
+	return nil
 }
 
 func loadSessions(ctx context.Context, tx baton.Tx, d *auditData) error {
@@ -220,6 +299,21 @@ func verifyTrail(ctx context.Context, store baton.Store) *verifyResult {
 	}
 	for task, bs := range rep.ThoughtBreaks {
 		res.ThoughtBreaks = append(res.ThoughtBreaks, taskBreak{Task: task, Break: bs[0], Count: len(bs)})
+	}
+	res.Root, res.Checkpoints = rep.Root, len(rep.Checkpoints)
+	for i := len(rep.Checkpoints) - 1; i >= 0; i-- { // stored oldest first: largest first here
+		c := rep.Checkpoints[i]
+		switch {
+		case c.Status == "consistent":
+			res.Consistent++
+			if c.Signature == "unchecked" {
+				res.Unchecked++
+			}
+		case len(res.CheckpointFails) < maxCheckpointFails:
+			res.CheckpointFails = append(res.CheckpointFails, checkpointFail{CheckpointCheck: c, RootPrefix: clipHash(c.Root)})
+		default:
+			res.MoreFails++
+		}
 	}
 	sort.Slice(res.ThoughtBreaks, func(i, j int) bool { return res.ThoughtBreaks[i].Task < res.ThoughtBreaks[j].Task })
 	if n := len(res.ThoughtBreaks); n > maxTaskBreaks {

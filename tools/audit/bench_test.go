@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 // Run with:
 //
-//	go test -run '^$' -bench 'VerifyChain|Finalize' -benchtime 1x ./tools/audit/
+//	go test -run '^$' -bench 'VerifyChain|Finalize|Checkpoint' -benchtime 1x ./tools/audit/
 
 // benchSeedActions writes a valid chain of n actions straight into the
 // file, as a long-lived deployment would have accumulated them.
@@ -27,6 +28,12 @@ func benchSeedActions(b *testing.B, path string, n int) {
 		b.Fatal(err)
 	}
 	defer db.Close()
+	benchAppendActions(b, db, 1, n, audit.Genesis)
+}
+
+// benchAppendActions appends n valid actions from position from, the
+// first linking to prev, and returns the last hash.
+func benchAppendActions(b *testing.B, db *sql.DB, from, n int, prev string) string {
 	tx, err := db.Begin()
 	if err != nil {
 		b.Fatal(err)
@@ -36,9 +43,8 @@ func benchSeedActions(b *testing.B, path string, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prev := audit.Genesis
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := 1; i <= n; i++ {
+	for i := from; i < from+n; i++ {
 		f := audit.ActionFields{Position: int64(i), Agent: "agent-" + strconv.Itoa(i%64), Source: "http", Tool: "task_update",
 			Subject: "COL-" + strconv.Itoa(i%1000+1), InputDigest: audit.Sum([]byte(strconv.Itoa(i))),
 			ResultDigest: audit.Sum([]byte("r" + strconv.Itoa(i))), At: audit.Stamp(at.Add(time.Duration(i) * time.Millisecond)),
@@ -52,6 +58,7 @@ func benchSeedActions(b *testing.B, path string, n int) {
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
+	return prev
 }
 
 // BenchmarkVerifyChain walks and recomputes a 1,000,000-record action
@@ -75,6 +82,61 @@ func BenchmarkVerifyChain(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkCheckpoint signs a checkpoint of a 1,000,000-record log as
+// baton serve does after each [audit] checkpoint_records (1,000) new
+// records: the tree resumes from the latest checkpoint's right edge, so
+// only the new records are read and hashed. Appending them is not timed.
+// The first checkpoint of the whole log (no checkpoint before it) is
+// timed once and reported as cold-ms.
+func BenchmarkCheckpoint(b *testing.B) {
+	testkit.SQLiteOnly(b)
+	n := benchN(1_000_000)
+	const step = 1000
+	k := testkit.New(b)
+	k.Store.Close()
+	benchSeedActions(b, k.DBPath, n)
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, k.DBPath, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	key, err := audit.OpenKey(ctx, s, filepath.Join(b.TempDir(), "audit.key"), true, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	cp, made, err := audit.MakeCheckpoint(ctx, s, key, time.Now())
+	if err != nil || !made || cp.Size != int64(n) {
+		b.Fatalf("cold checkpoint: %+v %v %v", cp, made, err)
+	}
+	cold := time.Since(start)
+	db, err := sql.Open("sqlite", k.DBPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	head, size := cp.Size, cp.Size
+	var prev string
+	if err := db.QueryRow(`SELECT hash FROM actions WHERE position = ?`, head).Scan(&prev); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		prev = benchAppendActions(b, db, int(head)+1, step, prev)
+		head += step
+		b.StartTimer()
+		cp, made, err := audit.MakeCheckpoint(ctx, s, key, time.Now())
+		if err != nil || !made || cp.Size != head {
+			b.Fatalf("checkpoint: %+v %v %v", cp, made, err)
+		}
+		size = cp.Size
+	}
+	b.ReportMetric(float64(cold.Milliseconds()), "cold-ms")
+	b.ReportMetric(float64(size), "records")
 }
 
 // BenchmarkFinalize finalizes an audit session of 100,000 records through

@@ -17,6 +17,7 @@ import (
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
 	"github.com/baton-dev/baton/internal/testkit"
+	"github.com/gowebpki/jcs"
 )
 
 // zeros is the genesis previous_hash, written out rather than taken from
@@ -114,17 +115,21 @@ func list(t testing.TB, v any) []any {
 	return l
 }
 
-// canonicalJSON renders a map as canonical JSON with encoding/json alone:
-// map keys come out sorted, no spaces, and nothing is HTML-escaped.
+// canonicalJSON renders a map as RFC 8785 canonical JSON (JCS), which the
+// action log's digests and hashes cover.
 func canonicalJSON(t testing.TB, m map[string]any) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	raw, err := json.Marshal(m)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	// RFC 8785 by the maintained reference implementation, independent of
+	// the code under test.
+	out, err := jcs.Transform(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func sha(b []byte) string {
@@ -167,9 +172,10 @@ func thoughtHash(t testing.TB, task, typ, content string, prev any, at, by strin
 // actionHash is an action's hash computed independently from its fields.
 func actionHash(t testing.TB, a *baton.Action) string {
 	t.Helper()
-	return sha(canonicalJSON(t, map[string]any{"position": a.Position, "agent": a.Agent, "source": a.Source,
+	// The RFC 6962 leaf hash of the record's RFC 8785 JSON.
+	return sha(append([]byte{0}, canonicalJSON(t, map[string]any{"position": a.Position, "agent": a.Agent, "source": a.Source,
 		"tool": a.Tool, "subject": a.Subject, "input_digest": a.InputDigest, "result_digest": a.ResultDigest,
-		"at": stampOf(a.At), "previous_hash": a.PreviousHash}))
+		"at": stampOf(a.At), "previous_hash": a.PreviousHash})...))
 }
 
 func unhex(t testing.TB, s string) []byte {
