@@ -43,6 +43,7 @@ type Tx interface {
 	PRTx
 	PhaseTx
 	KnowledgeTx
+	ReservationTx
 }
 
 // ProjectTx reads and writes projects.

@@ -177,6 +177,10 @@ func (t *Tx) dropClaim(ctx context.Context, c *baton.Claim, now time.Time) error
 	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
 		return err
 	}
+	// The file reservations taken for the item end with its claim.
+	if err := t.releaseClaimReservations(ctx, c, now); err != nil {
+		return err
+	}
 	if c.Active(now) {
 		return nil
 	}
@@ -479,8 +483,10 @@ func (t *Tx) CheckClaim(ctx context.Context, it *baton.Item) error {
 		// update then decides the item's status.
 		return t.dropClaim(ctx, c, now)
 	case it.Status.Terminal():
-		_, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID)
-		return err
+		if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
+			return err
+		}
+		return t.releaseClaimReservations(ctx, c, now)
 	}
 	_, err = t.extend(ctx, c, ttl, now)
 	return err
