@@ -199,6 +199,8 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"audit", "verify-proof", proofFile}},
 		{args: []string{"audit", "checkpoint"}},
 		{args: []string{"audit", "key"}},
+		{args: []string{"backup", filepath.Join(dir, "backup.db")}},
+		{args: []string{"restore", "--check", filepath.Join(dir, "backup.db")}},
 		{args: []string{"skills", "reload"}},
 		{args: []string{"worktree", "create", "COL-1"}, codes: wtCodes},
 		{args: []string{"worktree", "list"}, codes: wtCodes},
