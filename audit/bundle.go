@@ -178,6 +178,27 @@ func Export(ctx context.Context, s baton.Store, key *tlog.Key, now time.Time) (*
 	}
 	root := tree.Root()
 	idx := tlog.NewIndex(leaves)
+	// The log must still extend every checkpoint it signed: one cut short
+	// or rewritten under a checkpoint is not exported (nor signed again).
+	for _, e := range earlier {
+		if uint64(e.Size) > n {
+			return nil, brokenLog(int64(n)+1, fmt.Sprintf("the log holds %d records but it signed a checkpoint at %d (records were deleted)", n, e.Size))
+		}
+		if r, err := idx.Root(uint64(e.Size)); err != nil || hex.EncodeToString(r) != e.Root {
+			return nil, brokenLog(e.Size, fmt.Sprintf("the log no longer gives the root of its checkpoint at size %d (the records were rewritten)", e.Size))
+		}
+	}
+	for i := len(earlier) - 1; i >= 0; i-- {
+		e := earlier[i]
+		if uint64(e.Size) == n {
+			continue
+		}
+		p, err := idx.ConsistencyProof(uint64(e.Size), n)
+		if err != nil {
+			return nil, err
+		}
+		b.Consistency = append(b.Consistency, BundleConsistency{Checkpoint: e.Note, Proof: hexAll(p)})
+	}
 	signed, err := tlog.Sign(key.Signer, n, root)
 	if err != nil {
 		return nil, err
@@ -190,20 +211,6 @@ func Export(ctx context.Context, s baton.Store, key *tlog.Key, now time.Time) (*
 	cp := &baton.Checkpoint{Size: int64(n), Root: hex.EncodeToString(root), Note: b.Checkpoint, Edge: hexAll(tree.Hashes()), Head: head, At: now}
 	if err := s.Update(ctx, func(tx baton.Tx) error { return tx.AddCheckpoint(ctx, cp) }); err != nil {
 		return nil, err
-	}
-	for i := len(earlier) - 1; i >= 0; i-- {
-		e := earlier[i]
-		if uint64(e.Size) >= n {
-			continue
-		}
-		if r, err := idx.Root(uint64(e.Size)); err != nil || hex.EncodeToString(r) != e.Root {
-			return nil, brokenLog(e.Size, fmt.Sprintf("the log no longer gives the root of its checkpoint at size %d (the records were rewritten)", e.Size))
-		}
-		p, err := idx.ConsistencyProof(uint64(e.Size), n)
-		if err != nil {
-			return nil, err
-		}
-		b.Consistency = append(b.Consistency, BundleConsistency{Checkpoint: e.Note, Proof: hexAll(p)})
 	}
 	return b, nil
 }

@@ -70,14 +70,27 @@ func (c *Checkpointer) Run(ctx context.Context) {
 // covers it) and gives a new one to the witness.
 func (c *Checkpointer) Once(ctx context.Context) (*baton.Checkpoint, bool, error) {
 	cp, made, err := MakeCheckpoint(ctx, c.Store, c.Key, c.now())
-	if err != nil || !made || !c.Witness.Enabled() {
+	if err != nil || !c.Witness.Enabled() {
 		return cp, made, err
 	}
-	parsed, err := tlog.Parse([]byte(cp.Note))
+	// The latest checkpoint goes to the witness even when it is not new:
+	// one whose witness write failed gets there on the next try (Add
+	// skips a note the witness holds already).
+	return cp, made, GiveWitness(ctx, c.Witness, cp.Note)
+}
+
+// GiveWitness gives a signed checkpoint note to the witness; a failure is
+// the [audit] configuration's to fix.
+func GiveWitness(ctx context.Context, w tlog.Witness, note string) error {
+	parsed, err := tlog.Parse([]byte(note))
 	if err != nil {
-		return cp, made, err
+		return err
 	}
-	return cp, made, c.Witness.Add(ctx, parsed)
+	if err := w.Add(ctx, parsed); err != nil {
+		return baton.Errorf(baton.ErrConfigInvalid, "the checkpoint is signed and stored, but the witness did not take it: %v", err).
+			WithHint("fix witness_file or witness_git in [audit] of baton.toml (the directory must be writable); the next checkpoint gives the witness this one too")
+	}
+	return nil
 }
 
 func (c *Checkpointer) head(ctx context.Context) (int64, error) {

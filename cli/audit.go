@@ -127,11 +127,8 @@ func (a *App) auditCmds() []*cobra.Command {
 			}
 			p := a.startProgress("exporting the audit trail")
 			b, err := audit.Export(c.Context(), s, k, time.Now())
-			if err == nil && (cfg.WitnessFile != "" || cfg.WitnessGit != "") {
-				var cp *tlog.Checkpoint
-				if cp, err = tlog.Parse([]byte(b.Checkpoint)); err == nil {
-					err = a.checkpointer(s, k, cfg).Witness.Add(c.Context(), cp)
-				}
+			if w := a.checkpointer(s, k, cfg).Witness; err == nil && w.Enabled() {
+				err = audit.GiveWitness(c.Context(), w, b.Checkpoint)
 			}
 			if err != nil {
 				p.finish()

@@ -28,7 +28,8 @@ type Witness struct {
 // Enabled reports whether the witness writes anywhere.
 func (w Witness) Enabled() bool { return w.File != "" || w.GitDir != "" }
 
-// Add appends cp to the witness file and commits it to the git witness.
+// Add appends cp to the witness file and commits it to the git witness,
+// unless it is the last checkpoint each holds already.
 func (w Witness) Add(ctx context.Context, cp *Checkpoint) error {
 	if w.File != "" {
 		if err := appendNote(w.File, cp.Note); err != nil {
@@ -47,7 +48,7 @@ func appendNote(path string, note []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
@@ -55,6 +56,15 @@ func appendNote(path string, note []byte) error {
 	if err != nil {
 		f.Close()
 		return err
+	}
+	// A note the witness holds last already is not written again: giving
+	// the witness the latest checkpoint is then safe to repeat (after a
+	// write that failed, or an export of a log that has not grown).
+	if n := int64(len(note)); fi.Size() >= n {
+		tail := make([]byte, n)
+		if _, err := f.ReadAt(tail, fi.Size()-n); err == nil && bytes.Equal(tail, note) {
+			return f.Close()
+		}
 	}
 	var b bytes.Buffer
 	if fi.Size() > 0 {
@@ -83,6 +93,9 @@ func (w Witness) commit(ctx context.Context, cp *Checkpoint) error {
 		if err := w.git(ctx, "init", "-q"); err != nil {
 			return err
 		}
+	}
+	if cur, err := os.ReadFile(filepath.Join(w.GitDir, "checkpoint")); err == nil && bytes.Equal(cur, cp.Note) {
+		return nil // committed already
 	}
 	if err := appendNote(filepath.Join(w.GitDir, "checkpoints"), cp.Note); err != nil {
 		return err

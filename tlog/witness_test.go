@@ -75,6 +75,32 @@ func TestWitnessFile(t *testing.T) {
 	}
 }
 
+// TestWitnessAddTwice shows Add is safe to repeat: the note the file
+// (and the git witness) holds last is not written, or committed, again,
+// while an earlier note given again after a newer one is.
+func TestWitnessAddTwice(t *testing.T) {
+	gitEnv(t)
+	s, _, _ := testKey(t, "example.com/log/witness")
+	dir := t.TempDir()
+	w := tlog.Witness{File: filepath.Join(dir, "checkpoints"), GitDir: filepath.Join(dir, "repo")}
+	one, two := testCheckpoint(t, s, 1), testCheckpoint(t, s, 2)
+	for _, cp := range []*tlog.Checkpoint{one, one, two, two, one} {
+		if err := w.Add(context.Background(), cp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(w.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := bytes.Join([][]byte{one.Note, two.Note, one.Note}, []byte("\n")); !bytes.Equal(data, want) {
+		t.Fatalf("the file holds %q, want %q", data, want)
+	}
+	if n := commitCount(t, w.GitDir); n != 3 {
+		t.Errorf("%d commits in the git witness, want 3", n)
+	}
+}
+
 // TestWitnessFileError shows Add reports a file it cannot write, naming it.
 func TestWitnessFileError(t *testing.T) {
 	s, _, _ := testKey(t, "example.com/log/witness")
