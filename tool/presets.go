@@ -25,11 +25,13 @@ const (
 // presetTools names each preset's tools. A name baton does not have (yet)
 // is skipped when the preset is resolved against a registry.
 var presetTools = map[string][]string{
-	// The loop: find ready work, claim it, read it, update it, record
-	// findings and learnings, message and ask the human, report status;
-	// all in the issue vocabulary plus baton's claims.
+	// The loop: find ready work, claim it, reserve the files it edits,
+	// read it, update it, record findings and learnings, message and ask
+	// the human, report status; all in the issue vocabulary plus baton's
+	// claims and file reservations (forcing others' is full's).
 	PresetCore: {
 		"claim_next", "claim_item", "renew_claim", "release_claim",
+		"file_reservation_paths", "renew_file_reservations", "release_file_reservations", "list_file_reservations",
 		"list_issues", "get_issue", "create_issue", "update_issue_status", "add_comment",
 		"add_finding", "add_learning", "search_learnings",
 		"send_message", "read_messages", "wait_for_messages", "ask_owner",

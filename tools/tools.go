@@ -13,6 +13,7 @@ import (
 	"github.com/baton-dev/baton/tools/messaging"
 	"github.com/baton-dev/baton/tools/phases"
 	"github.com/baton-dev/baton/tools/pipeline"
+	"github.com/baton-dev/baton/tools/reservations"
 	"github.com/baton-dev/baton/tools/review"
 	"github.com/baton-dev/baton/tools/skills"
 	"github.com/baton-dev/baton/tools/system"
@@ -66,6 +67,11 @@ func All() []tool.Tool {
 		claims.RenewClaim,
 		claims.ReleaseClaim,
 		claims.ForceReleaseClaim,
+		reservations.FileReservationPaths,
+		reservations.RenewFileReservations,
+		reservations.ReleaseFileReservations,
+		reservations.ForceReleaseFileReservation,
+		reservations.ListFileReservations,
 		audit.ThoughtRecord,
 		audit.ThoughtRecordList,
 		audit.AuditSessionStart,

@@ -68,6 +68,7 @@ type getOut struct {
 	PhaseContractError string               `json:"phase_contract_error,omitempty" jsonschema:"Why the phase's contract file cannot be used, when it cannot."`
 	ProjectConfig      *pipeline.ConfigView `json:"project_config" jsonschema:"The project's settings: quality gates to pass, sensitive paths, risk thresholds, worker and judge instructions."`
 	PullRequest        *prView              `json:"pull_request,omitempty" jsonschema:"The issue's latest PR record, if it has one: after a rejection, what to fix."`
+	FileReservations   []reservationView    `json:"file_reservations" jsonschema:"The active file reservations taken for the issue (they end with its claim), oldest first."`
 	CreatedAt          string               `json:"created_at" jsonschema:"ISO-8601 UTC timestamp."`
 	UpdatedAt          string               `json:"updated_at" jsonschema:"ISO-8601 UTC timestamp."`
 }
@@ -80,7 +81,7 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 	Profiles:    tool.Profiles,
 	Annotations: tool.Annotations{ReadOnly: true},
 	Input:       tool.Rules{"issue_id": issueIDRule},
-	Output:      tool.Rules{"priority": tool.Range(1, 4)},
+	Output:      tool.Rules{"priority": tool.Range(1, 4), "file_reservations.expires_at": tool.DateTime()},
 	Execute: func(ctx context.Context, c *tool.Call, in getIn) (getOut, error) {
 		it, err := session.Issue(ctx, c, in.IssueID)
 		if err != nil {
@@ -129,6 +130,9 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 		if out.PullRequest, err = latestPR(ctx, c, it.ID); err != nil {
 			return out, err
 		}
+		if out.FileReservations, err = itemReservations(ctx, c, it.ID); err != nil {
+			return out, err
+		}
 		return out, nil
 	},
 })
@@ -142,6 +146,29 @@ func viewLearning(l *baton.Learning) learningView {
 	return learningView{ID: l.ID, Pattern: l.Pattern, Context: l.Context, AppliesTo: nonNil(l.AppliesTo),
 		LearningType: l.Type, QualityScore: l.QualityScore, Verified: l.Verified, CreatedBy: l.CreatedBy,
 		CreatedAt: baton.Timestamp(l.CreatedAt)}
+}
+
+// reservationView is an active file reservation taken for the issue.
+type reservationView struct {
+	ID          int64  `json:"file_reservation_id" jsonschema:"The reservation's id."`
+	Agent       string `json:"agent" jsonschema:"Who holds it."`
+	PathPattern string `json:"path_pattern" jsonschema:"The glob it reserves."`
+	Exclusive   bool   `json:"exclusive" jsonschema:"Whether it is exclusive."`
+	ExpiresAt   string `json:"expires_at" jsonschema:"ISO-8601 UTC time it lapses unless renewed."`
+}
+
+// itemReservations are the item's active file reservations, oldest first.
+func itemReservations(ctx context.Context, c *tool.Call, itemID string) ([]reservationView, error) {
+	rs, err := c.Tx.Reservations(ctx, baton.ReservationFilter{Item: itemID, Now: c.Now})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reservationView, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, reservationView{ID: r.ID, Agent: r.Agent, PathPattern: r.Pattern, Exclusive: r.Exclusive,
+			ExpiresAt: baton.Timestamp(r.ExpiresAt)})
+	}
+	return out, nil
 }
 
 // prView is an issue's latest PR as get_issue shows it (Symphony's issue

@@ -237,3 +237,42 @@ func TestGetIssueStatusRunningRun(t *testing.T) {
 		t.Errorf("ended_at of a running run = %v, want it absent", end)
 	}
 }
+
+// TestGetIssueShowsFileReservations: get_issue lists the active file
+// reservations taken for the issue (by whoever claimed it), oldest first,
+// and none of another issue's, nor the ones that ended.
+func TestGetIssueShowsFileReservations(t *testing.T) {
+	k := testkit.New(t)
+	withClock(k, 0)
+	id := issueIn(k, "todo", nil)
+	other := issueIn(k, "todo", nil)
+	if got := list(t, getIssue(k, id), "file_reservations"); len(got) != 0 {
+		t.Errorf("file_reservations before any = %v", got)
+	}
+	w := k.As("agent-bob")
+	w.OK("claim_item", map[string]any{"item_id": id})
+	w.OK("file_reservation_paths", map[string]any{"paths": []string{"src/**", "go.mod"}, "issue_id": id})
+	w.OK("file_reservation_paths", map[string]any{"paths": []string{"docs/*.md"}, "exclusive": false, "issue_id": id})
+	w.OK("release_file_reservations", map[string]any{"paths": []string{"go.mod"}})
+	k.As("agent-carol").OK("claim_item", map[string]any{"item_id": other})
+	k.As("agent-carol").OK("file_reservation_paths", map[string]any{"paths": []string{"web/**"}, "issue_id": other})
+
+	got := list(t, getIssue(k, id), "file_reservations")
+	if len(got) != 2 {
+		t.Fatalf("file_reservations = %v, want src/** and docs/*.md", got)
+	}
+	want := []struct {
+		pattern   string
+		exclusive bool
+	}{{"src/**", true}, {"docs/*.md", false}}
+	for i, r := range got {
+		if r["agent"] != "agent-bob" || r["path_pattern"] != want[i].pattern || r["exclusive"] != want[i].exclusive ||
+			num(t, r["file_reservation_id"]) < 1 || !parseStamp(t, r["expires_at"]).Equal(epoch.Add(time.Hour)) {
+			t.Errorf("file_reservations[%d] = %v, want bob's %s", i, r, want[i].pattern)
+		}
+	}
+	w.OK("release_claim", map[string]any{"item_id": id})
+	if got := list(t, getIssue(k, id), "file_reservations"); len(got) != 0 {
+		t.Errorf("after the claim ended: file_reservations = %v", got)
+	}
+}
