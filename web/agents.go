@@ -46,6 +46,10 @@ type agentRow struct {
 	FirstSeen, LastSeen               time.Time
 	ConnectedAt                       time.Time // the live session's start, if any
 	Calls                             []callRow
+	// Files are the agent's active file reservations, oldest first, at
+	// most agentReservationsShown; MoreFiles counts the others.
+	Files     []reservationRow
+	MoreFiles int
 }
 
 // callRow is one action of the log with the link to its subject.
@@ -123,6 +127,9 @@ func loadAgents(s *Server, r *http.Request) (any, error) {
 	err := s.view(ctx, func(tx baton.Tx) error {
 		var err error
 		if d.Agents, err = roster(ctx, tx, now); err != nil {
+			return err
+		}
+		if err := agentReservations(ctx, tx, d.Agents, now); err != nil {
 			return err
 		}
 		calls, err := tx.RecentActions(ctx, "", recentCalls)

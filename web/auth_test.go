@@ -145,7 +145,7 @@ func TestUnknownPageIsA404Page(t *testing.T) {
 // cannot act.
 func TestAReplayedCookieCannotAct(t *testing.T) {
 	d := newDash(t)
-	for _, path := range []string{"/", "/board", "/messages", "/agents", "/runs", "/audit", "/search", "/prs"} {
+	for _, path := range []string{"/", "/board", "/messages", "/agents", "/reservations", "/runs", "/audit", "/search", "/prs"} {
 		_, page := d.get(path)
 		if strings.Contains(page, d.csrf) || strings.Contains(page, `name="csrf-token"`) {
 			t.Fatalf("%s carries the CSRF token", path)

@@ -32,7 +32,7 @@ var itemPage = &pageDef{
 	// Everything that can be about an item: app.js cannot tell whose
 	// event it is, so any of these refreshes the page.
 	Live: []string{"issue.", "task.", "bead.", "item.", "claim.", "phase.", "pr.", "dependency.", "comment.",
-		"finding.", "learning.", "thought.", "run.", "test_health.", "worktree."},
+		"finding.", "learning.", "thought.", "run.", "test_health.", "worktree.", "reservation."},
 	Load: loadItem,
 }
 
@@ -73,7 +73,15 @@ type itemData struct {
 	Phase  string   // of the phase:* label, "" without one
 	Labels []string // the other labels
 	Claim  *baton.Claim
-	Parent *itemRef
+	// Files are the active file reservations taken for the item, oldest
+	// first, at most itemReservationsShown (MoreFiles: there were more);
+	// FilesExpire is when the first lapses (no event says so: the page
+	// refreshes itself then), FilesExpireInMS that from now.
+	Files           []reservationRow
+	MoreFiles       bool
+	FilesExpire     time.Time
+	FilesExpireInMS int64
+	Parent          *itemRef
 	// Subtasks and DependsOn are this item's children and what it
 	// depends on; WaitedOnBy the items waiting to start (todo, blocked)
 	// that depend on it.
@@ -131,6 +139,9 @@ func loadItem(s *Server, r *http.Request) (any, error) {
 		if d.Claim, err = tx.ClaimOf(ctx, it.ID); err != nil {
 			return err
 		}
+		if d.Files, d.MoreFiles, err = activeReservationsOf(ctx, tx, it.ID, s.now()); err != nil {
+			return err
+		}
 		if err := itemLinks(ctx, tx, d); err != nil {
 			return err
 		}
@@ -139,6 +150,7 @@ func loadItem(s *Server, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.FilesExpire, d.FilesExpireInMS = nextExpiry(d.Files, s.now())
 	return d, nil
 }
 

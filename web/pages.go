@@ -41,6 +41,7 @@ var navEntries = []struct{ Key, Label, Href string }{
 	{"needs", "Needs you", "/"},
 	{"board", "Board", "/board"},
 	{"agents", "Agents", "/agents"},
+	{"reservations", "Files", "/reservations"},
 	{"runs", "Runs", "/runs"},
 	{"messages", "Messages", "/messages"},
 	{"prs", "PRs", "/prs"},

@@ -12,7 +12,7 @@ import (
 
 // pages are the dashboard's top-level pages, in navigation order.
 var pages = []struct{ path, name string }{
-	{"/", "needs"}, {"/board", "board"}, {"/agents", "agents"}, {"/runs", "runs"}, {"/messages", "messages"},
+	{"/", "needs"}, {"/board", "board"}, {"/agents", "agents"}, {"/reservations", "reservations"}, {"/runs", "runs"}, {"/messages", "messages"},
 	{"/prs", "prs"}, {"/search", "search"}, {"/audit", "audit"},
 }
 
@@ -38,11 +38,14 @@ func TestPagesFitAndReachByKeyboard(t *testing.T) {
 	t.Parallel() // no latency measured here: it may share the machine with the other parallel tests
 	fx := setup(t)
 	bot := fx.newAgent(t, "agent-usable")
-	// Some content on each page: an item, a claim, a message, a question
-	// with a long unbroken word (which must wrap, not widen the page).
+	// Some content on each page: an item, a claim, a file reservation, a
+	// message, a question with a long unbroken word (which must wrap, not
+	// widen the page).
 	id := bot.call("create_issue", map[string]any{"title": "Usable: a title with a very long word " + strings.Repeat("x", 150)})["issue_id"].(string)
 	bot.call("task_update", map[string]any{"task_id": id, "status": "todo"})
 	bot.call("claim_item", map[string]any{"item_id": id})
+	bot.call("file_reservation_paths", map[string]any{"paths": []string{"src/" + strings.Repeat("w", 150) + "/**"},
+		"reason": "Usable: a long reason " + strings.Repeat("r", 200)})
 	bot.call("send_message", map[string]any{"to": "user", "body": "A long line: " + strings.Repeat("y", 300)})
 	bot.call("ask_owner", map[string]any{"question": "Usable: may I go on? " + strings.Repeat("z", 200), "timeout_seconds": 0})
 
