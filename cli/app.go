@@ -142,8 +142,9 @@ func (a *App) root(args ...string) *cobra.Command {
 	root.SetHelpCommandGroupID(groupSetup)
 	root.SetCompletionCommandGroupID(groupSetup)
 	for _, c := range append([]*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
+		a.exportCmd(), a.importCmd(), // cli/export.go
 		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd(),
-		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd(), a.dispatchCmd()}, a.backupCmds()...) {
+		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd(), a.dispatchCmd(), a.hooksCmd()}, a.backupCmds()...) {
 		c.GroupID = commandGroup(c.Name())
 		root.AddCommand(c)
 	}

@@ -39,10 +39,10 @@ func commandGroups() []*cobra.Group {
 // a toolset's; "" (no group) for one nobody placed, which a test catches.
 var commandGroupOf = map[string]string{
 	"init": groupSetup, "setup": groupSetup, "mcp": groupSetup, "serve": groupSetup, "doctor": groupSetup,
-	"migrate": groupSetup, "backup": groupSetup, "restore": groupSetup, "version": groupSetup, "bench": groupSetup, "completion": groupSetup, "help": groupSetup,
+	"migrate": groupSetup, "backup": groupSetup, "restore": groupSetup, "export": groupSetup, "import": groupSetup, "version": groupSetup, "bench": groupSetup, "completion": groupSetup, "help": groupSetup,
 	"agent": groupAccess, "profile": groupAccess, "project": groupAccess, "tools": groupAccess,
 	"ready": groupWork, "watch": groupWork, "runs": groupWork, "memory": groupWork, "worktree": groupWork,
-	"prs": groupWork, "pr": groupWork, "orchestrator": groupWork, "dispatch": groupWork, "knowledge": groupSetup,
+	"prs": groupWork, "pr": groupWork, "orchestrator": groupWork, "dispatch": groupWork, "hooks": groupWork, "knowledge": groupSetup,
 	"inbox": groupPeople, "reply": groupPeople,
 }
 

@@ -41,7 +41,7 @@ type loopStep struct {
 	options []string
 }
 
-// workLoop is ready → claim → work → report → ask, in every vocabulary.
+// workLoop is ready → claim → reserve → work → report → ask, in every vocabulary.
 // Options are ordered from the core preset's tools to the products'.
 var workLoop = []loopStep{
 	{"Ready", []string{
@@ -58,6 +58,11 @@ var workLoop = []loopStep{
 		"{get_issue} shows the item: description, dependencies, subtasks, findings and comments.",
 		"{task_get} shows the task: description, dependencies and subtasks.",
 		"{show_bead} shows the bead and its dependencies.",
+	}},
+	{"Reserve", []string{
+		"before editing files, {file_reservation_paths} reserves their paths or globs (exclusive by default); " +
+			"if another agent holds them you get ERR_CONFLICT naming who and until when: work elsewhere or ask them. " +
+			"{release_file_reservations} when done; your claim's end releases them too.",
 	}},
 	{"Work", []string{
 		"{add_comment} records what you did and decided, for whoever picks the item up next.",

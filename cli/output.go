@@ -33,6 +33,7 @@ var jsonExempt = map[string]string{
 	"completion zsh":        "prints a shell script",
 	"completion fish":       "prints a shell script",
 	"completion powershell": "prints a shell script",
+	"hooks check":           "run by the git guard's hooks: git reads its exit status and the refusal on stderr",
 }
 
 // jsonFlag gives cmd --json, documents shape (the document it prints)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/audit"
+	"github.com/baton-dev/baton/internal/gittest"
 	"github.com/baton-dev/baton/tools"
 	"github.com/spf13/cobra"
 )
@@ -140,6 +141,10 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	proofFile := filepath.Join(dir, "proof.json")
+	// A repository of its own for the git guard's hooks, never this one.
+	guarded := filepath.Join(dir, "guarded")
+	gittest.Need(t, "baton hooks install needs a git repository")
+	gittest.Git(t, dir, "init", "-q", "guarded")
 	evalDir := filepath.Join(dir, "evalset")
 	WriteEvalSet(t, evalDir)
 	if b, err := json.Marshal(proof); err != nil || os.WriteFile(proofFile, b, 0o644) != nil {
@@ -200,7 +205,10 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"audit", "checkpoint"}},
 		{args: []string{"audit", "key"}},
 		{args: []string{"backup", filepath.Join(dir, "backup.db")}},
+		{args: []string{"hooks", "install", "--repo", guarded}},
 		{args: []string{"restore", "--check", filepath.Join(dir, "backup.db")}},
+		{args: []string{"export", filepath.Join(dir, "export.jsonl")}},
+		{args: []string{"import", filepath.Join(dir, "export.jsonl")}}, // right after export: every record is there already
 		{args: []string{"skills", "reload"}},
 		{args: []string{"worktree", "create", "COL-1"}, codes: wtCodes},
 		{args: []string{"worktree", "list"}, codes: wtCodes},

@@ -47,8 +47,10 @@ func (dialect) Attempt(_ context.Context, fn func() error) error { return fn() }
 // NoLimit is -1: SQLite reads a negative LIMIT as none.
 func (dialect) NoLimit() any { return -1 }
 
-// ByteOrder is expr itself: SQLite's default collation, BINARY, compares bytes.
-func (dialect) ByteOrder(expr string) string { return expr }
+// ByteOrder is expr under SQLite's BINARY collation, which compares bytes.
+// It is the default, but a column declared COLLATE NOCASE (agents.name)
+// would otherwise order by its own collation.
+func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE BINARY` }
 
 // EventAppended does nothing: a SQLite file has no other replicas to
 // notify.

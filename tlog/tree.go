@@ -10,7 +10,10 @@ package tlog
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
@@ -101,18 +104,53 @@ type Index struct {
 
 // NewIndex builds the index of leaves (leaf hashes, in order). The index
 // keeps leaves, and the proofs it gives share its hashes: neither may be
-// changed after.
+// changed after. Each level's hashes sit in one slab, and a level of many
+// nodes is hashed on every core: building the index is most of what
+// verifying a large log costs after the records' own hashes.
 func NewIndex(leaves [][]byte) *Index {
 	x := &Index{levels: [][][]byte{leaves}}
 	for cur := leaves; len(cur) > 1; {
 		next := make([][]byte, len(cur)/2)
-		for i := range next {
-			next[i] = hasher.HashChildren(cur[2*i], cur[2*i+1])
-		}
+		slab := make([]byte, len(next)*HashSize)
+		hashNodes(cur, next, slab)
 		x.levels = append(x.levels, next)
 		cur = next
 	}
 	return x
+}
+
+// parallelNodes is the level size from which hashNodes uses every core.
+const parallelNodes = 4096
+
+// hashNodes fills next[i] (in slab) with the RFC 6962 node hash of
+// cur[2i] and cur[2i+1]: SHA-256(0x01 || left || right).
+func hashNodes(cur, next [][]byte, slab []byte) {
+	work := func(from, to int) {
+		var buf [1 + 2*HashSize]byte
+		buf[0] = 0x01
+		for i := from; i < to; i++ {
+			copy(buf[1:], cur[2*i])
+			copy(buf[1+HashSize:], cur[2*i+1])
+			h := sha256.Sum256(buf[:])
+			next[i] = slab[i*HashSize : (i+1)*HashSize : (i+1)*HashSize]
+			copy(next[i], h[:])
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(next) < parallelNodes || workers == 1 {
+		work(0, len(next))
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (len(next) + workers - 1) / workers
+	for from := 0; from < len(next); from += chunk {
+		wg.Add(1)
+		go func(from, to int) {
+			defer wg.Done()
+			work(from, to)
+		}(from, min(from+chunk, len(next)))
+	}
+	wg.Wait()
 }
 
 // Size is the number of leaves.
