@@ -59,3 +59,37 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("watch exited %d", code)
 	}
 }
+
+// TestWatchShowsReservations: baton watch prints file reservations as
+// they are taken and released, with the globs, their mode and expiry.
+func TestWatchShowsReservations(t *testing.T) {
+	env := newDB(t)
+	out := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		app := &cli.App{Registry: tools.Registry(), Version: "test", Stdin: strings.NewReader(""), Stdout: out, Stderr: &bytes.Buffer{},
+			Getenv: func(k string) string { return env[k] }}
+		done <- app.Run(ctx, []string{"watch", "--every", "10ms"})
+	}()
+	if r := baton(t, env, "--agent", "alice", "--project", "colibri", "reservations", "file_reservation_paths", "--paths", "src/**"); r.code != 0 {
+		t.Fatalf("reserve: %s", r.stderr)
+	}
+	if r := baton(t, env, "--agent", "alice", "--project", "colibri", "reservations", "release_file_reservations"); r.code != 0 {
+		t.Fatalf("release: %s", r.stderr)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "reservation.released") {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch printed:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	got := out.String()
+	if !strings.Contains(got, "reservation.granted") || !strings.Contains(got, "alice\tsrc/** (exclusive until ") ||
+		!strings.Contains(got, "reservations 1") {
+		t.Errorf("watch printed:\n%s", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -272,8 +273,12 @@ func (a *App) watchCmd() *cobra.Command {
 						continue
 					}
 					// Subjects and agent names come from agents.
-					fmt.Fprintf(a.Stdout, "%d\t%s\t%-22s\t%s\t%s\n", e.Seq, baton.Timestamp(e.At), cleanLine(e.Type), cleanLine(e.Subject),
+					line := fmt.Sprintf("%d\t%s\t%-22s\t%s\t%s", e.Seq, baton.Timestamp(e.At), cleanLine(e.Type), cleanLine(e.Subject),
 						cleanLine(e.Agent))
+					if d := watchDetail(e); d != "" {
+						line += "\t" + cleanLine(d)
+					}
+					fmt.Fprintln(a.Stdout, line)
 				}
 				select {
 				case <-ctx.Done():
@@ -307,4 +312,45 @@ func watchEventOf(e *baton.Event) watchEvent {
 		data = json.RawMessage("null") // a line must stay one JSON value
 	}
 	return watchEvent{Seq: e.Seq, At: baton.Timestamp(e.At), Project: e.Project, Type: e.Type, Subject: e.Subject, Agent: e.Agent, Data: data}
+}
+
+// watchDetail is what a watch line adds for events whose subject says
+// little: a file reservation's globs and modes, or the reservations a
+// release or renewal ended.
+func watchDetail(e *baton.Event) string {
+	if !strings.HasPrefix(e.Type, "reservation.") {
+		return ""
+	}
+	var d struct {
+		Granted []struct {
+			Pattern   string `json:"path_pattern"`
+			Exclusive bool   `json:"exclusive"`
+			ExpiresAt string `json:"expires_at"`
+		} `json:"granted"`
+		IDs            []int64 `json:"file_reservation_ids"`
+		Pattern        string  `json:"path_pattern"`
+		PreviousHolder string  `json:"previous_holder"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	var parts []string
+	for _, g := range d.Granted {
+		mode := "shared"
+		if g.Exclusive {
+			mode = "exclusive"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s until %s)", g.Pattern, mode, g.ExpiresAt))
+	}
+	if d.Pattern != "" {
+		parts = append(parts, fmt.Sprintf("%s (held by %s)", d.Pattern, d.PreviousHolder))
+	}
+	if len(parts) == 0 && len(d.IDs) > 0 {
+		ids := make([]string, len(d.IDs))
+		for i, id := range d.IDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		parts = append(parts, "reservations "+strings.Join(ids, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
