@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // auditCmds are the audit commands beside the audit tools: whole-trail
 // verification, export, and offline checks that need no database.
 func (a *App) auditCmds() []*cobra.Command {
-	var bundle, key string
+	var bundle, key, proofKey string
 	var checkpoints []string
 	verify := &cobra.Command{
 		Use:   "verify [--checkpoint FILE]... [--key KEY] | --bundle FILE [--key KEY]",
@@ -155,15 +156,23 @@ func (a *App) auditCmds() []*cobra.Command {
 	}
 
 	proof := &cobra.Command{
-		Use:   "verify-proof FILE",
-		Short: "Check a merkle_proof result offline, with no database",
+		Use:   "verify-proof FILE [--key KEY]",
+		Short: "Check a merkle_proof result or an action's inclusion proof offline, with no database",
 		Long: "verify-proof reads a file holding merkle_proof's output (baton audit merkle_proof ... --json > FILE)\n" +
-			"and recomputes the root from the leaf and the path. Exit 0 when it reaches the root, 1 when not.",
+			"and recomputes the root from the leaf and the path, or one `baton audit prove POSITION` wrote: the\n" +
+			"record's fields give its RFC 6962 leaf, the inclusion path leads to the root, and the checkpoint (its\n" +
+			"signature checked with --key) commits to it. Exit 0 when it verifies, 1 when not.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			raw, err := os.ReadFile(args[0])
 			if err != nil {
 				return a.fail(fileError(args[0], err))
+			}
+			var head struct {
+				Format string `json:"format"`
+			}
+			if json.Unmarshal(raw, &head) == nil && head.Format == audit.InclusionProofFormat {
+				return a.checkInclusion(c, args[0], raw, proofKey)
 			}
 			var p audit.Proof
 			if err := json.Unmarshal(raw, &p); err != nil || p.Root == "" || p.Leaf == "" {
@@ -185,11 +194,45 @@ func (a *App) auditCmds() []*cobra.Command {
 			return nil
 		},
 	}
+	proof.Flags().StringVar(&proofKey, "key", "", "for an inclusion proof: the log's public key (as `baton audit key` prints it), or a file holding it")
+	proof.PreRunE = func(*cobra.Command, []string) error {
+		k, err := readKeyArg(proofKey)
+		proofKey = k
+		return err
+	}
+
+	prove := &cobra.Command{
+		Use:   "prove POSITION",
+		Short: "Prove one action is in the log under its latest signed checkpoint (RFC 6962 inclusion proof)",
+		Long: "prove writes, as JSON, the action at POSITION with its fields, its RFC 6962 leaf hash, the inclusion path\n" +
+			"from that leaf to the root of the log's latest signed checkpoint, and the checkpoint itself: enough for\n" +
+			"anyone to check that this record is in the log the checkpoint commits to, with SHA-256 and the log's public\n" +
+			"key (baton audit verify-proof FILE --key KEY does). The log is checked up to the checkpoint first.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			pos, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || pos < 1 {
+				return usageError("POSITION is an action's position in the log, 1 or more, not %q", args[0])
+			}
+			s, err := a.openStore(c.Context())
+			if err != nil {
+				return a.fail(err)
+			}
+			p, err := audit.ProveAction(c.Context(), s, pos)
+			if err != nil {
+				return a.fail(err)
+			}
+			return a.printJSON(p)
+		},
+	}
+	a.jsonFlag(prove, `the proof (always JSON): {"format", "record": {the action's fields, "hash"}, "leaf_index", "tree_size", "leaf_hash",
+"inclusion_path": [hex], "root", "checkpoint"}.`)
+
 	a.jsonFlag(export, `{"file", "actions", "thoughts", "sessions", "public_key"}: what the bundle holds and the key its checkpoint is signed with.`)
 	export.Flags().StringVar(&a.pluginConfig, "config", "", "config file whose [audit] table names the key file and the witness (env BATON_CONFIG; default ./baton.toml if present)")
 	a.jsonFlag(proof, `{"verifies": true, "leaf", "leaf_index", "leaf_count", "root"}, or {"verifies": false, "reason", "leaf",
 "root"} with exit 1.`)
-	return append([]*cobra.Command{verify, export, proof}, a.auditKeyCmds()...)
+	return append([]*cobra.Command{verify, export, proof, prove}, a.auditKeyCmds()...)
 }
 
 // fileError is a file that cannot be read, as an error that says which.
@@ -344,4 +387,33 @@ func readLimited(path string, max int64) ([]byte, error) {
 			WithHint("give the right file")
 	}
 	return raw, nil
+}
+
+// checkInclusion is verify-proof of an inclusion proof `baton audit
+// prove` wrote.
+func (a *App) checkInclusion(c *cobra.Command, file string, raw []byte, key string) error {
+	var p audit.InclusionProof
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return usageError("%s is not an inclusion proof: %v", file, err)
+	}
+	signed, err := p.Check(key)
+	if err != nil {
+		if wantJSON(c) {
+			if err := a.printJSON(map[string]any{"verifies": false, "reason": err.Error(), "position": p.Record.Position}); err != nil {
+				return err
+			}
+			return &ExitError{Code: ExitTool, Err: errors.New("")}
+		}
+		return &ExitError{Code: ExitTool, Err: fmt.Errorf("proof does not verify: %v", err)}
+	}
+	if wantJSON(c) {
+		return a.printJSON(map[string]any{"verifies": true, "position": p.Record.Position, "tree_size": p.TreeSize, "root": p.Root,
+			"signature_checked": signed})
+	}
+	fmt.Fprintf(a.Stdout, "proof verifies: action %d (%s by %s) is in the log of %d records under root %s\n", p.Record.Position,
+		cleanLine(p.Record.Tool), cleanLine(p.Record.Agent), p.TreeSize, p.Root)
+	if !signed {
+		fmt.Fprintln(a.Stdout, "the checkpoint's signature was not checked: pass --key (baton audit key prints it)")
+	}
+	return nil
 }

@@ -204,6 +204,7 @@ func TestPoint7JSONOnEveryHumanCommand(t *testing.T) {
 		{args: []string{"audit", "verify-proof", proofFile}},
 		{args: []string{"audit", "checkpoint"}},
 		{args: []string{"audit", "key"}},
+		{args: []string{"audit", "prove", "1"}},
 		{args: []string{"backup", filepath.Join(dir, "backup.db")}},
 		{args: []string{"hooks", "install", "--repo", guarded}},
 		{args: []string{"restore", "--check", filepath.Join(dir, "backup.db")}},
