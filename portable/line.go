@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/baton-dev/baton/audit"
 )
 
 // A record line is one JSON object: "type" first, then every column of its
@@ -77,51 +79,10 @@ func appendValue(b []byte, c Column, v any) ([]byte, error) {
 	return nil, fmt.Errorf("a %T is not a %s", v, c.Kind)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string: quote, backslash and control
-// characters escaped (\n, \r, \t, else \u00XX), U+2028 and U+2029 as
-// \u2028 and \u2029, everything else as it is. s is valid UTF-8.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString writes s as a JSON string the way RFC 8785 (and the
+// audit log) writes strings: quote, backslash and control characters
+// escaped, everything else as it is. s is valid UTF-8.
+func appendString(b []byte, s string) []byte { return audit.AppendJSString(b, s) }
 
 // normalize turns a value a database returned for column c into the one
 // Go type Row holds for it: SQLite gives integers for Bool columns and

@@ -413,7 +413,8 @@ func TestExportHeader(t *testing.T) {
 	if !strings.HasPrefix(lines[1], `{"type":"project","slug":"colibri","prefix":"COL","name":"Colibri","next_seq":5,`) {
 		t.Fatalf("first record = %s", lines[1])
 	}
-	if !strings.Contains(string(b), `\"quotes\"\nand\ttabs \u2028 <html> &"`) {
+	// Strings as RFC 8785 writes them: U+2028 as it is, not escaped.
+	if !strings.Contains(string(b), `\"quotes\"\nand\ttabs `+"\u2028"+` <html> &"`) {
 		t.Fatal("text is not escaped the canonical way")
 	}
 	if !strings.Contains(string(b), `"exclusive":true`) || !strings.Contains(string(b), `"estimate_hours":4.5`) {
