@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -34,8 +35,11 @@ func (s *Store) Backup(ctx context.Context, dst string, progress func(done, tota
 	}
 	total := pages * size
 	done := make(chan struct{})
+	var reporter sync.WaitGroup
 	if progress != nil {
+		reporter.Add(1)
 		go func() {
+			defer reporter.Done()
 			t := time.NewTicker(progressEvery)
 			defer t.Stop()
 			for {
@@ -58,6 +62,7 @@ func (s *Store) Backup(ctx context.Context, dst string, progress func(done, tota
 		db.Close()
 	}
 	close(done)
+	reporter.Wait() // progress is never called from two goroutines at once
 	if err != nil {
 		os.Remove(dst) // a partial copy is no backup
 		return baton.Errorf(baton.ErrInternal, "backing up to %s: %v", dst, err).WithDetails("file", dst).
