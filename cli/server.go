@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/audit"
 	"github.com/baton-dev/baton/internal/lazystore"
 	"github.com/baton-dev/baton/mcpserver"
 	"github.com/baton-dev/baton/orchestrator"
@@ -435,13 +436,21 @@ func (a *App) serveCmd() *cobra.Command {
 			// The action log's checkpoints: signed every [audit]
 			// checkpoint_every and after checkpoint_records new records, and
 			// given to the witness. The key is made here on a log without one.
-			key, auditCfg, err := a.auditKey(ctx, f.Env.Store)
+			auditCfg, err := a.auditConfig()
 			if err != nil {
 				return a.fail(err)
 			}
-			cps := a.checkpointer(f.Env.Store, key, auditCfg)
-			cps.Log = f.Env.Log
-			go cps.Run(reapCtx)
+			// A replica without the log's key still serves: signing is
+			// left to those that have it (every replica needs the same
+			// key file to sign), and the operator is told.
+			if key, err := audit.OpenKey(ctx, f.Env.Store, a.auditKeyPath(ctx, f.Env.Store, auditCfg), true, a.now()); err != nil {
+				e := baton.AsError(err)
+				fmt.Fprintf(a.Stderr, "baton: not signing audit checkpoints: %s (%s)\n", e.Error(), e.Hint)
+			} else {
+				cps := a.checkpointer(f.Env.Store, key, auditCfg)
+				cps.Log = f.Env.Log
+				go cps.Run(reapCtx)
+			}
 			dispatched := make(chan struct{})
 			if dispatching {
 				// baton dispatch inside the server: its agents stop (and
