@@ -49,32 +49,14 @@ func ProveAction(ctx context.Context, s baton.Store, position int64) (*Inclusion
 			WithHint("sign one with `baton audit checkpoint`, then prove a position from 1 to its size")
 	}
 	var v Verifier
-	var leaves [][]byte
 	var record BundleAction
-	for after := int64(0); after < cp.Size; {
-		var acts []*baton.Action
-		if err := s.View(ctx, func(tx baton.Tx) (err error) {
-			acts, err = tx.Actions(ctx, after, int(min(batch, cp.Size-after)))
-			return err
-		}); err != nil {
-			return nil, err
+	leaves, err := readLeaves(ctx, s, &v, cp.Size, func(a *baton.Action, f ActionFields) {
+		if a.Position == position {
+			record = BundleAction{ActionFields: f, Hash: a.Hash}
 		}
-		if len(acts) == 0 {
-			break
-		}
-		fields := make([]ActionFields, len(acts))
-		for i, a := range acts {
-			fields[i] = ActionOf(a)
-			if a.Position == position {
-				record = BundleAction{ActionFields: fields[i], Hash: a.Hash}
-			}
-		}
-		hashes := leafHashes(len(acts), func(i int) ActionFields { return fields[i] })
-		for i, a := range acts {
-			v.addLeaf(&fields[i], a.Hash, hashes[i])
-			after = a.Position
-		}
-		leaves = append(leaves, hashes...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(v.Broken) > 0 {
 		return nil, brokenLog(v.Broken[0].Position, v.Broken[0].Reason)

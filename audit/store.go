@@ -135,29 +135,10 @@ func VerifyStoreWith(ctx context.Context, s baton.Store, opts VerifyOptions) (*R
 		given = append(given, Given{Source: "log", Note: []byte(stored[i].Note)})
 	}
 	given = append(given, opts.Checkpoints...)
-	v := Verifier{}
-	var leaves [][]byte
-	for after := int64(0); ; {
-		var acts []*baton.Action
-		if err := s.View(ctx, func(tx baton.Tx) (err error) {
-			acts, err = tx.Actions(ctx, after, batch)
-			return err
-		}); err != nil {
-			return nil, err
-		}
-		fields := make([]ActionFields, len(acts))
-		for i, a := range acts {
-			fields[i] = ActionOf(a)
-		}
-		hashes := leafHashes(len(acts), func(i int) ActionFields { return fields[i] })
-		for i, a := range acts {
-			v.addLeaf(&fields[i], a.Hash, hashes[i])
-			after = a.Position
-		}
-		leaves = append(leaves, hashes...)
-		if len(acts) < batch {
-			break
-		}
+	var v Verifier
+	leaves, err := readLeaves(ctx, s, &v, 0, nil)
+	if err != nil {
+		return nil, err
 	}
 	rep.Actions, rep.ActionBreaks = v.Count(), append(rep.ActionBreaks, v.Broken...)
 	for _, r := range rechains {
@@ -188,6 +169,43 @@ func VerifyStoreWith(ctx context.Context, s baton.Store, opts VerifyOptions) (*R
 	}
 	rep.score()
 	return rep, nil
+}
+
+// readLeaves walks the log's first upTo actions (every one when upTo is
+// 0), checking each with v, and gives their leaf hashes as their content
+// gives them; seen, when set, hears each action.
+func readLeaves(ctx context.Context, s baton.Store, v *Verifier, upTo int64, seen func(*baton.Action, ActionFields)) ([][]byte, error) {
+	var leaves [][]byte
+	for after := int64(0); upTo == 0 || after < upTo; {
+		limit := int64(batch)
+		if upTo > 0 {
+			limit = min(limit, upTo-after)
+		}
+		var acts []*baton.Action
+		if err := s.View(ctx, func(tx baton.Tx) (err error) {
+			acts, err = tx.Actions(ctx, after, int(limit))
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		fields := make([]ActionFields, len(acts))
+		for i, a := range acts {
+			fields[i] = ActionOf(a)
+			if seen != nil {
+				seen(a, fields[i])
+			}
+		}
+		hashes := leafHashes(len(acts), func(i int) ActionFields { return fields[i] })
+		for i, a := range acts {
+			v.addLeaf(&fields[i], a.Hash, hashes[i])
+			after = a.Position
+		}
+		leaves = append(leaves, hashes...)
+		if int64(len(acts)) < limit {
+			break
+		}
+	}
+	return leaves, nil
 }
 
 // checkCheckpoints says what each checkpoint (in given's order) says of
