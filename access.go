@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -31,13 +32,13 @@ type Profile struct {
 	UpdatedAt   time.Time
 }
 
-var profileRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+var profileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`) })
 
 // Validate checks the name and that a custom profile extends a built-in.
 func (p *Profile) Validate() error {
-	if !profileRE.MatchString(p.Name) {
+	if !profileRE().MatchString(p.Name) {
 		return Errorf(ErrInvalidInput, "profile name %q is not valid", p.Name).
-			WithDetails("field", "name", "rule", "pattern", "pattern", profileRE.String()).
+			WithDetails("field", "name", "rule", "pattern", "pattern", profileRE().String()).
 			WithHint("use 1-40 lowercase letters, digits, '-' or '_', starting with a letter")
 	}
 	switch {

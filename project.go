@@ -2,6 +2,7 @@ package baton
 
 import (
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -18,20 +19,20 @@ type Project struct {
 }
 
 var (
-	slugRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
-	prefixRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,9}$`)
+	slugRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`) })
+	prefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,9}$`) })
 )
 
 // Validate checks the slug and prefix formats.
 func (p *Project) Validate() error {
-	if !slugRE.MatchString(p.Slug) {
+	if !slugRE().MatchString(p.Slug) {
 		return Errorf(ErrInvalidInput, "project slug %q is not valid", p.Slug).
-			WithDetails("field", "project", "rule", "pattern", "pattern", slugRE.String()).
+			WithDetails("field", "project", "rule", "pattern", "pattern", slugRE().String()).
 			WithHint("use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit")
 	}
-	if !prefixRE.MatchString(p.Prefix) {
+	if !prefixRE().MatchString(p.Prefix) {
 		return Errorf(ErrInvalidInput, "identifier prefix %q is not valid", p.Prefix).
-			WithDetails("field", "prefix", "rule", "pattern", "pattern", prefixRE.String()).
+			WithDetails("field", "prefix", "rule", "pattern", "pattern", prefixRE().String()).
 			WithHint("use 1-10 letters or digits, starting with a letter, e.g. SYM")
 	}
 	return nil

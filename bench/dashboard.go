@@ -46,7 +46,7 @@ func (d *DashboardStats) Percentile(p float64) time.Duration {
 	return s.Percentile(p)
 }
 
-var liveAttr = regexp.MustCompile(`<body data-live="([^"]*)"`)
+var liveAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<body data-live="([^"]*)"`) })
 
 // openPages starts n pages at base+path; stop ends them and returns the
 // stats.
@@ -70,7 +70,7 @@ func openPages(ctx context.Context, base, path string, n int) (stop func() *Dash
 			return nil, fmt.Errorf("opening the dashboard at %s: %w", path, err)
 		}
 		var prefixes []string
-		if m := liveAttr.FindStringSubmatch(page); m != nil {
+		if m := liveAttr().FindStringSubmatch(page); m != nil {
 			prefixes = strings.Fields(m[1])
 		}
 		p := &simPage{c: c, url: base + path, prefixes: prefixes, wake: make(chan struct{}, 1)}

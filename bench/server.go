@@ -263,6 +263,12 @@ func startChild(ctx context.Context, bin string, spec ServeSpec) (*child, error)
 	}
 	cmd := exec.Command(bin, "bench", "--serve-only")
 	cmd.Env = append(os.Environ(), ServeEnv+"="+string(b))
+	if path := os.Getenv("BATON_CPUPROFILE"); path != "" {
+		// The server process profiles itself into a file of its own,
+		// beside the clients' (the server's CPU alone is what --split
+		// is for).
+		cmd.Env = append(cmd.Env, "BATON_CPUPROFILE="+path+"."+spec.Kind)
+	}
 	c := &child{cmd: cmd, stderr: &tailBuffer{max: 4 << 10}}
 	cmd.Stderr = c.stderr
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

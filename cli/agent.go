@@ -7,6 +7,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -35,10 +36,10 @@ func (a *App) agentCmd() *cobra.Command {
 }
 
 // agentNameRE is what an agent's name may look like in a token.
-var agentNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var agentNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 func checkAgentName(name string) error {
-	if !agentNameRE.MatchString(name) {
+	if !agentNameRE().MatchString(name) {
 		return usageError("agent name %q is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	if name == baton.User {

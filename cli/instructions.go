@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/baton-dev/baton"
 )
@@ -95,7 +96,7 @@ var workLoop = []loopStep{
 	}},
 }
 
-var placeholder = regexp.MustCompile(`\{([a-z_]+)\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([a-z_]+)\}`) })
 
 // instructionsSection is the marked section for a preset whose sessions
 // have tools (the preset's tool names). It depends on nothing else (no
@@ -129,14 +130,14 @@ func instructionsSection(preset string, tools []string) string {
 func chooseOption(options, tools []string) (string, bool) {
 	for _, o := range options {
 		usable := true
-		for _, m := range placeholder.FindAllStringSubmatch(o, -1) {
+		for _, m := range placeholder().FindAllStringSubmatch(o, -1) {
 			if !slices.Contains(tools, m[1]) {
 				usable = false
 				break
 			}
 		}
 		if usable {
-			return placeholder.ReplaceAllString(o, "`$1`"), true
+			return placeholder().ReplaceAllString(o, "`$1`"), true
 		}
 	}
 	return "", false

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -222,10 +223,10 @@ func (a *App) fail(err error) error {
 	return &ExitError{Code: code, Err: &failure{msg: msg, err: e}} // --json prints e (output.go)
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9_-]+`)
+var nonSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
 func slugify(s string) string {
-	s = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-_")
+	s = strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(s), "-"), "-_")
 	if s == "" {
 		return "baton"
 	}

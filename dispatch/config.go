@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -48,10 +49,10 @@ var Placeholders = []string{"prompt", "prompt_file", "mcp_config", "worktree", "
 
 // placeholderRE finds {name} in an argument; names outside Placeholders
 // are errors, so a misspelt one is not passed on to the agent as text.
-var placeholderRE = regexp.MustCompile(`\{([a-z_]+)\}`)
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([a-z_]+)\}`) })
 
 // envKeyRE is an environment variable's name.
-var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // Config is the [dispatch] table of baton.toml:
 //
@@ -302,13 +303,13 @@ func (c *Config) validate() []Violation {
 			if len(arg) > maxArgLen {
 				bad(fmt.Sprintf("%s.command[%d]", field, i), "maxLength", "argument %d is %d bytes; at most %d", i, len(arg), maxArgLen)
 			}
-			for _, m := range placeholderRE.FindAllStringSubmatch(arg, -1) {
+			for _, m := range placeholderRE().FindAllStringSubmatch(arg, -1) {
 				if !slices.Contains(Placeholders, m[1]) {
 					bad(fmt.Sprintf("%s.command[%d]", field, i), "placeholder", "unknown placeholder {%s} (known: {%s})", m[1], strings.Join(Placeholders, "}, {"))
 				}
 			}
 		}
-		if len(p.Command) > 0 && placeholderRE.MatchString(p.Command[0]) {
+		if len(p.Command) > 0 && placeholderRE().MatchString(p.Command[0]) {
 			bad(field+".command", "program", "the program (command[0]) cannot be a placeholder")
 		}
 		if t := p.Timeout.Duration; t < 0 || (t != 0 && t < time.Second) || t > 48*time.Hour {
@@ -321,7 +322,7 @@ func (c *Config) validate() []Violation {
 			bad(field+".env", "maxItems", "env sets %d variables; at most %d", len(p.Env), maxEnv)
 		}
 		for k := range p.Env {
-			if !envKeyRE.MatchString(k) {
+			if !envKeyRE().MatchString(k) {
 				bad(field+".env", "pattern", "%q is not an environment variable name", k)
 			} else if strings.HasPrefix(k, "BATON_") {
 				bad(field+".env", "reserved", "%s is set by the dispatcher", k)
@@ -350,7 +351,7 @@ func (p *Profile) Expand(v Vars) []string {
 		"worktree": v.Worktree, "issue": v.Issue, "profile": v.Profile}
 	out := make([]string, len(p.Command))
 	for i, arg := range p.Command {
-		out[i] = placeholderRE.ReplaceAllStringFunc(arg, func(m string) string {
+		out[i] = placeholderRE().ReplaceAllStringFunc(arg, func(m string) string {
 			return vals[m[1:len(m)-1]]
 		})
 	}

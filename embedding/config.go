@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -56,7 +57,7 @@ var keys = "provider, url, model, dims, api_key_env, batch_size, timeout"
 
 // envNameRE is what an environment variable's name looks like; a key
 // pasted into api_key_env does not.
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // Violation is one broken rule of the [embedding] table.
 type Violation = tomlconf.Violation
@@ -160,7 +161,7 @@ func (c Config) validate() []Violation {
 	} else if c.Dims < 0 || c.Dims > maxDims {
 		bad("dims", "range", "dims = %d is outside 1..%d", c.Dims, maxDims)
 	}
-	if c.APIKeyEnv != "" && !envNameRE.MatchString(c.APIKeyEnv) {
+	if c.APIKeyEnv != "" && !envNameRE().MatchString(c.APIKeyEnv) {
 		bad("api_key_env", "pattern", "api_key_env must name an environment variable (letters, digits, _), not hold the key itself")
 	}
 	if c.BatchSize < 0 || c.BatchSize > maxBatchSize {

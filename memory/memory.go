@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/baton-dev/baton"
 )
@@ -21,7 +22,11 @@ const MaxContent = 10000
 
 // FilenamePattern is the only shape a memory file name may have, so no
 // name can reach outside its directory.
-var FilenamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+\.md$`)
+var FilenamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(FilenameExpr) })
+
+// FilenameExpr is FilenamePattern's expression, for schemas built at init
+// without compiling it.
+const FilenameExpr = `^[a-zA-Z0-9_-]+\.md$`
 
 // MaxFilename is the longest memory file name, in characters (ASCII, so
 // bytes too). File systems take 255 bytes per name, and the write goes
@@ -29,7 +34,7 @@ var FilenamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+\.md$`)
 // would fail inside the file system instead of being refused.
 const MaxFilename = 128
 
-var segment = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var segment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // GlobalDir is the directory name of memory that applies to every project.
 const GlobalDir = "_global"
@@ -37,14 +42,14 @@ const GlobalDir = "_global"
 // Dir is where one profile's memory of one scope lives: project == ""
 // means global.
 func Dir(dataDir, project, profile string) (string, error) {
-	if !segment.MatchString(profile) {
+	if !segment().MatchString(profile) {
 		return "", baton.Errorf(baton.ErrInvalidInput, "profile %q cannot name a memory directory", profile).
 			WithDetails("field", "profile", "constraint", "pattern").
 			WithHint("use a profile of letters, digits, '-' or '_' (start baton mcp with --agent-type)")
 	}
 	scope := GlobalDir
 	if project != "" {
-		if !segment.MatchString(project) || project == GlobalDir {
+		if !segment().MatchString(project) || project == GlobalDir {
 			return "", baton.Errorf(baton.ErrInvalidInput, "project %q cannot name a memory directory", project).
 				WithDetails("field", "project", "constraint", "pattern")
 		}
@@ -63,9 +68,9 @@ func Write(dataDir, project, profile, filename, content string) (string, error) 
 			WithDetails("field", "filename", "constraint", "maxLength", "limit", MaxFilename).
 			WithHint("use a shorter name, e.g. codebase-notes.md")
 	}
-	if !FilenamePattern.MatchString(filename) {
+	if !FilenamePattern().MatchString(filename) {
 		return "", baton.Errorf(baton.ErrInvalidInput, "filename %q is not allowed", filename).
-			WithDetails("field", "filename", "constraint", "pattern", "pattern", FilenamePattern.String()).
+			WithDetails("field", "filename", "constraint", "pattern", "pattern", FilenameExpr).
 			WithHint("use letters, digits, '-' and '_' ending in .md, e.g. codebase-notes.md")
 	}
 	if n := len([]rune(content)); n > MaxContent {
@@ -144,7 +149,7 @@ func Show(dataDir, project, profile string) (string, error) {
 		}
 		names := []string{}
 		for _, e := range entries {
-			if !e.IsDir() && FilenamePattern.MatchString(e.Name()) {
+			if !e.IsDir() && FilenamePattern().MatchString(e.Name()) {
 				names = append(names, e.Name())
 			}
 		}

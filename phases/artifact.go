@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/baton-dev/baton"
@@ -27,9 +28,9 @@ func Hash(content []byte) string {
 }
 
 var (
-	atxHeading  = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
-	closingHash = regexp.MustCompile(`[ \t]+#+$`)
-	fenceOpen   = regexp.MustCompile("^ {0,3}(```+|~~~+)")
+	atxHeading  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`) })
+	closingHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[ \t]+#+$`) })
+	fenceOpen   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^ {0,3}(```+|~~~+)") })
 )
 
 // Heading is one ATX heading of a Markdown document.
@@ -44,7 +45,7 @@ func Headings(content string) []Heading {
 	var out []Heading
 	fence := ""
 	for _, line := range strings.Split(strings.ReplaceAll(content, "\r\n", "\n"), "\n") {
-		if m := fenceOpen.FindStringSubmatch(line); m != nil {
+		if m := fenceOpen().FindStringSubmatch(line); m != nil {
 			switch {
 			case fence == "":
 				fence = m[1]
@@ -56,11 +57,11 @@ func Headings(content string) []Heading {
 		if fence != "" {
 			continue
 		}
-		m := atxHeading.FindStringSubmatch(line)
+		m := atxHeading().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		title := strings.TrimSpace(closingHash.ReplaceAllString(" "+m[2], ""))
+		title := strings.TrimSpace(closingHash().ReplaceAllString(" "+m[2], ""))
 		if m[2] != "" && strings.Trim(m[2], "#") == "" {
 			title = ""
 		}
@@ -216,13 +217,13 @@ func Check(c *Spec, cl Claim) (*Checked, error) {
 	return &Checked{Path: rel, Hash: got, Chars: utf8.RuneCountInString(strings.TrimSpace(text)), Sections: Sections(text)}, nil
 }
 
-var hexHash = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+var hexHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{64}$`) })
 
 // normHash reads an artifact_hash: 64 hex digits, any case, optionally
 // prefixed "sha256:".
 func normHash(h string) (string, error) {
 	v := strings.TrimPrefix(strings.TrimSpace(h), "sha256:")
-	if !hexHash.MatchString(v) {
+	if !hexHash().MatchString(v) {
 		return "", baton.Errorf(baton.ErrInvalidInput, "artifact_hash must be a SHA-256 in hex (64 characters), not %q", h).
 			WithDetails("field", "artifact_hash", "constraint", "sha256", "artifact_hash", h).
 			WithHint("compute it with sha256sum (or shasum -a 256) on the artifact file")

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/baton-dev/baton"
@@ -59,10 +60,10 @@ type Plugin struct {
 var keys = []string{"name", "command", "url", "headers", "profiles", "privileged", "tools", "scheduler_blocked", "scheduler_cap"}
 
 // NameRE is the rule for a plugin's name: its tools' prefix.
-var NameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`)
+var NameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]{0,30}$`) })
 
 // headerRE is the token rule of HTTP header names (RFC 9110).
-var headerRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+var headerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$") })
 
 // Violation is one broken rule of the config file.
 type Violation struct {
@@ -167,8 +168,8 @@ func (c *Config) validate() []Violation {
 		switch {
 		case p.Name == "":
 			bad("name", "required", "name is required: it is the prefix of the plugin's tools")
-		case !NameRE.MatchString(p.Name):
-			bad("name", "pattern", "name %q must match %s (a lowercase letter, then up to 30 lowercase letters, digits or _)", p.Name, NameRE)
+		case !NameRE().MatchString(p.Name):
+			bad("name", "pattern", "name %q must match %s (a lowercase letter, then up to 30 lowercase letters, digits or _)", p.Name, NameRE())
 		case seen[p.Name]:
 			bad("name", "duplicate", "name %q is used by another plugin", p.Name)
 		}
@@ -189,7 +190,7 @@ func (c *Config) validate() []Violation {
 			bad("headers", "url_only", "headers apply to url plugins only")
 		}
 		for _, h := range sortedKeys(p.Headers) {
-			if !headerRE.MatchString(h) {
+			if !headerRE().MatchString(h) {
 				bad("headers", "pattern", "header name %q is not a valid HTTP header name", h)
 			} else if http.CanonicalHeaderKey(h) == "Mcp-Session-Id" || http.CanonicalHeaderKey(h) == "Mcp-Protocol-Version" {
 				bad("headers", "reserved", "header %s is set by the MCP transport", h)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
@@ -18,7 +19,7 @@ import (
 )
 
 // toolNameRE is MCP's rule for tool names; a proxied name must keep to it.
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // proxies turns the remote tools the allowlist keeps into baton tools.
 func (c *client) proxies(remote []*mcp.Tool) ([]tool.Tool, error) {
@@ -30,7 +31,7 @@ func (c *client) proxies(remote []*mcp.Tool) ([]tool.Tool, error) {
 			continue
 		}
 		name := c.p.Name + "_" + rt.Name
-		if !toolNameRE.MatchString(name) {
+		if !toolNameRE().MatchString(name) {
 			c.opts.Log.Warn("plugin tool skipped: its name is not a valid MCP tool name", "plugin", c.p.Name, "tool", rt.Name)
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Frontmatter is what a SKILL.md declares about its skill.
@@ -149,7 +150,7 @@ type entry struct {
 	null  bool     // "key:" with nothing after it
 }
 
-var keyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+var keyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`) })
 
 // parseBlock parses the frontmatter lines; first is the file line number
 // of lines[0].
@@ -521,7 +522,7 @@ func cutKey(line string) (key, rest string, ok bool) {
 	for i := 0; i < len(line); i++ {
 		if line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t') {
 			key = strings.TrimRight(line[:i], " \t")
-			if !keyPattern.MatchString(key) {
+			if !keyPattern().MatchString(key) {
 				return "", "", false
 			}
 			return key, line[i+1:], true

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/baton-dev/baton"
 )
@@ -13,7 +14,7 @@ import (
 // a space, a quote, a bracket or '=', running to the next space, quote,
 // bracket or punctuation that ends a path in Go's error messages
 // ("open /srv/baton/.baton/x: permission denied").
-var absPath = regexp.MustCompile("(^|[\\s\"'`(\\[=])(/[^\\s\"'`:;,()\\[\\]]+)")
+var absPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(^|[\\s\"'`(\\[=])(/[^\\s\"'`:;,()\\[\\]]+)") })
 
 // clientError is err as a client receives it. An internal error carries
 // whatever the failing layer wrote, typically an os error with the
@@ -81,7 +82,7 @@ func scrubPaths(s string, roots []string) string {
 	if !strings.Contains(s, "/") {
 		return s
 	}
-	return absPath.ReplaceAllStringFunc(s, func(m string) string {
+	return absPath().ReplaceAllStringFunc(s, func(m string) string {
 		i := strings.IndexByte(m, '/')
 		lead, p := m[:i], filepath.Clean(m[i:])
 		for _, r := range roots {

@@ -5099,7 +5099,7 @@ func TestFuncString(t *testing.T) {
 		},
 		{
 			Expression: `$string(1e-7)`,
-			Output:     "1e-07",
+			Output:     "1e-7", // JSON.stringify's form, as jsonata-js gives (change 8)
 		},
 		{
 			Expression: `$string(1e+20)`,

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -140,7 +141,7 @@ func Path(dataDir, profile string) (file, rel string) {
 	if profile != "" {
 		// A profile name is the server's, but it becomes a folder: nothing
 		// in it may reach outside prompts/.
-		parts = append(parts, unsafeChars.ReplaceAllString(profile, "_"))
+		parts = append(parts, unsafeChars().ReplaceAllString(profile, "_"))
 	}
 	parts = append(parts, "capabilities.md")
 	file = filepath.Join(append([]string{dataDir}, parts...)...)
@@ -148,7 +149,7 @@ func Path(dataDir, profile string) (file, rel string) {
 	return file, rel
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]`) })
 
 // render groups the tools into theme lines: known toolsets by the table,
 // other toolsets under their own name, plugin tools per plugin with their

@@ -35,7 +35,7 @@ var UpdateMemory = tool.New(tool.Definition[memoryIn, memoryOut]{
 	Profiles: []string{"worker", "researcher", "judge", "architect", "planner"},
 	Input: tool.Rules{
 		"scope":    tool.Enum("project", "global"),
-		"filename": tool.Field{MaxLength: new(memory.MaxFilename), Pattern: memory.FilenamePattern.String()},
+		"filename": tool.Field{MaxLength: new(memory.MaxFilename), Pattern: memory.FilenameExpr},
 		"content":  tool.MaxLen(memory.MaxContent),
 	},
 	Execute: func(ctx context.Context, c *tool.Call, in memoryIn) (memoryOut, error) {

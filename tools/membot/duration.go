@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -12,7 +13,7 @@ import (
 // membot's durations (membot-operations.md §6: refresh_frequency,
 // prune's before): a whole number and one unit, s, m, h or d, in either
 // case ("90m", "7D").
-var durationRE = regexp.MustCompile(`^([0-9]{1,12})([smhdSMHD])$`)
+var durationRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,12})([smhdSMHD])$`) })
 
 // maxDuration bounds a duration: a century is past any schedule or
 // cutoff a store keeps, and keeps the arithmetic far from overflow.
@@ -21,7 +22,7 @@ const maxDuration = 100 * 365 * 24 * time.Hour
 // parseDuration reads a membot duration; field names the input for the
 // error, which is ERR_INVALID_INPUT (membot's input_error).
 func parseDuration(field, s string) (time.Duration, error) {
-	m := durationRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := durationRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, baton.Errorf(baton.ErrInvalidInput, "%s %q is not a duration", field, s).
 			WithDetails("field", field).
@@ -57,7 +58,7 @@ var cutoffLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", 
 // ISO-8601 instant.
 func parseCutoff(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if durationRE.MatchString(s) {
+	if durationRE().MatchString(s) {
 		d, err := parseDuration("before", s)
 		if err != nil {
 			return time.Time{}, err

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/baton-dev/baton"
@@ -32,7 +33,7 @@ const inlinePrefix = "inline:"
 
 // schemeRE recognises a remote or plugin source (https://..., gh:...): a
 // scheme of two or more characters, then ":".
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
+var schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`) })
 
 type addIn struct {
 	Sources          []string `json:"sources" jsonschema:"Project files, directories or globs (relative to the project root), or inline:<text>. URLs are not fetched."`
@@ -180,7 +181,7 @@ func prepareAdd(ctx context.Context, c *tool.Call, in addIn) ([]*addEntry, error
 	}
 	// One source that is one file or one text: logical_path is its path.
 	a.exact = a.prefix != "" && len(in.Sources) == 1 &&
-		(a.inline == 1 || (!isGlob(in.Sources[0]) && !schemeRE.MatchString(in.Sources[0]) &&
+		(a.inline == 1 || (!isGlob(in.Sources[0]) && !schemeRE().MatchString(in.Sources[0]) &&
 			(a.root == "" || !isDirSource(a.root, in.Sources[0]))))
 	var out []*addEntry
 	for _, s := range in.Sources {
@@ -211,7 +212,7 @@ func (a *addCall) source(s string) []*addEntry {
 			"(membot_sources lists what it ingests); store the content with membot_write", a.in.Downloader))}
 	case strings.HasPrefix(s, inlinePrefix):
 		return []*addEntry{a.inlineEntry(s)}
-	case schemeRE.MatchString(s):
+	case schemeRE().MatchString(s):
 		return []*addEntry{failedEntry(s, fetchDownloader, "remote ingest is not configured: baton does not fetch URLs or plugin "+
 			"sources; fetch the content yourself and store it with membot_write")}
 	case !a.operator:

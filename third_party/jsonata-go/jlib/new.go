@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Unescape an escaped json string into JSON (once)

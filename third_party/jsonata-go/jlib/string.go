@@ -7,8 +7,8 @@ package jlib
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
-	"github.com/goccy/go-json"
 	"math"
 	"net/url"
 	"reflect"
