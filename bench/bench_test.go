@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -232,19 +234,51 @@ func TestSplit(t *testing.T) {
 // TestColdStartPreset: cold start runs the chosen preset's server and
 // reports its tools/list.
 func TestColdStartPreset(t *testing.T) {
-	cs, err := bench.MeasureColdStart(thisBinary(t), 2, "core")
+	cs, err := bench.MeasureColdStart(thisBinary(t), 2, "core", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cs.Preset != "core" || cs.Runs != 2 || cs.Tools == 0 || cs.ToToolsList < cs.ToInitialize || cs.ToInitialize <= 0 {
 		t.Fatalf("%+v", cs)
 	}
-	full, err := bench.MeasureColdStart(thisBinary(t), 1, "full")
+	full, err := bench.MeasureColdStart(thisBinary(t), 1, "full", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if full.Tools <= cs.Tools {
 		t.Errorf("full preset lists %d tools, core %d", full.Tools, cs.Tools)
+	}
+}
+
+// TestColdStartFloor: with a floor binary, the minimal go-sdk server of
+// testdata/noopmcp, each start of baton's is followed by one of the
+// floor's and both are reported, with the idle memory split into private
+// and file pages.
+func TestColdStartFloor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the floor server (-short skips it)")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the floor server: ", err)
+	}
+	floor := filepath.Join(t.TempDir(), "noopmcp")
+	if out, err := exec.Command(goBin, "build", "-o", floor, "./testdata/noopmcp").CombinedOutput(); err != nil {
+		t.Fatalf("building the floor: %v\n%s", err, out)
+	}
+	cs, err := bench.MeasureColdStart(thisBinary(t), 2, "core", floor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Floor == nil || cs.Floor.ToToolsList <= 0 || cs.Floor.ToToolsList < cs.Floor.ToInitialize {
+		t.Fatalf("floor: %+v", cs.Floor)
+	}
+	if runtime.GOOS == "linux" {
+		for name, s := range map[string]bench.Starts{"baton": cs.Starts, "floor": *cs.Floor} {
+			if s.IdleAnonKiB <= 0 || s.IdleFileKiB <= 0 || s.IdlePeakRSSKiB < s.IdleAnonKiB {
+				t.Errorf("%s's idle memory: %+v", name, s)
+			}
+		}
 	}
 }
 

@@ -16,19 +16,37 @@ import (
 
 // ColdStart is what starting `baton mcp` costs.
 type ColdStart struct {
-	Runs           int
-	Preset         string        // the tool preset the server offered
-	Tools          int           // tools in the tools/list answer
+	Runs   int
+	Preset string // the tool preset the server offered
+	Tools  int    // tools in the tools/list answer
+	Starts
+	// Floor is what the same runs of a minimal go-sdk stdio server cost,
+	// started alternately with baton's (nil without a floor binary): the
+	// process, the runtime and the SDK, which no work of baton's can go
+	// below on this machine.
+	Floor *Starts
+}
+
+// Starts are the medians of one server's starts and the memory of an idle
+// one.
+type Starts struct {
 	ToInitialize   time.Duration // median: exec to the initialize response
 	ToToolsList    time.Duration // median: exec to the tools/list response
 	IdlePeakRSSKiB int64         // VmHWM of an idle server after tools/list
+	// The resident set of the idle server split: private memory (heap,
+	// stacks, SQLite's cache) and pages of files (the binary, mapped by
+	// the kernel in runs around each page touched, shared with every
+	// other process running it).
+	IdleAnonKiB, IdleFileKiB int64
 }
 
 // MeasureColdStart starts `baton mcp --preset preset` runs times on a
 // fresh database and times the first two answers; then reads the peak RSS
 // of an idle server. The preset matters: tools/list carries every offered
-// tool's schema (the target is set for the core preset).
-func MeasureColdStart(bin string, runs int, preset string) (*ColdStart, error) {
+// tool's schema (the target is set for the core preset). With floorBin, a
+// minimal go-sdk stdio server (bench/testdata/noopmcp), each of baton's
+// starts is followed by one of the floor's, so both meet the same machine.
+func MeasureColdStart(bin string, runs int, preset, floorBin string) (*ColdStart, error) {
 	if runs <= 0 {
 		return nil, fmt.Errorf("cold start needs at least one run, not %d", runs)
 	}
@@ -43,32 +61,51 @@ func MeasureColdStart(bin string, runs int, preset string) (*ColdStart, error) {
 	if out, err := exec.Command(bin, "--db", db, "init", "--project", "cold", "--prefix", "C").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("baton init: %v: %s", err, out)
 	}
-	var inits, lists []time.Duration
 	cs := &ColdStart{Runs: runs, Preset: preset}
+	var baton, floor starts
 	for i := range runs {
-		ti, tl, rss, tools, err := startOnce(bin, db, preset, i == runs-1)
+		last := i == runs-1
+		tools, err := baton.once(exec.Command(bin, "--db", db, "mcp", "--preset", preset, "--agent", "cold"), last)
 		if err != nil {
 			return nil, err
 		}
 		cs.Tools = tools
-		inits, lists = append(inits, ti), append(lists, tl)
-		if rss > 0 {
-			cs.IdlePeakRSSKiB = rss
+		if floorBin != "" {
+			if _, err := floor.once(exec.Command(floorBin), last); err != nil {
+				return nil, fmt.Errorf("floor server: %w", err)
+			}
 		}
 	}
-	slices.Sort(inits)
-	slices.Sort(lists)
-	cs.ToInitialize, cs.ToToolsList = inits[len(inits)/2], lists[len(lists)/2]
+	cs.Starts = baton.medians()
+	if floorBin != "" {
+		f := floor.medians()
+		cs.Floor = &f
+	}
 	return cs, nil
 }
 
-func startOnce(bin, db, preset string, rss bool) (toInit, toList time.Duration, peak int64, tools int, err error) {
-	cmd := exec.Command(bin, "--db", db, "mcp", "--preset", preset, "--agent", "cold")
+// starts collects one server's timings.
+type starts struct {
+	inits, lists []time.Duration
+	idle         Starts // memory of the last start
+}
+
+func (s *starts) medians() Starts {
+	slices.Sort(s.inits)
+	slices.Sort(s.lists)
+	m := s.idle
+	m.ToInitialize, m.ToToolsList = s.inits[len(s.inits)/2], s.lists[len(s.lists)/2]
+	return m
+}
+
+// once starts cmd, a stdio MCP server, times its initialize and tools/list
+// answers and, with memory, reads what it holds once idle.
+func (s *starts) once(cmd *exec.Cmd, memory bool) (tools int, err error) {
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, 0, err
+		return 0, err
 	}
 	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
 	lines := bufio.NewReader(stdout)
@@ -86,41 +123,47 @@ func startOnce(bin, db, preset string, rss bool) (toInit, toList time.Duration, 
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cold","version":"1"}}}`)
 	if _, err := await("1"); err != nil {
-		return 0, 0, 0, 0, err
+		return 0, err
 	}
-	toInit = time.Since(start)
+	toInit := time.Since(start)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	line, err := await("2")
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return 0, err
 	}
-	toList = time.Since(start)
+	toList := time.Since(start)
 	var list struct {
 		Result struct{ Tools []json.RawMessage }
 		Error  *struct{ Message string }
 	}
 	if err := json.Unmarshal([]byte(line), &list); err != nil || list.Error != nil {
-		return 0, 0, 0, 0, fmt.Errorf("tools/list answered %s", strings.TrimSpace(line))
+		return 0, fmt.Errorf("tools/list answered %s", strings.TrimSpace(line))
 	}
-	if rss {
+	s.inits, s.lists = append(s.inits, toInit), append(s.lists, toList)
+	if memory {
 		time.Sleep(500 * time.Millisecond) // idle
-		peak = vmHWM(cmd.Process.Pid)
+		st := procStatus(cmd.Process.Pid)
+		s.idle.IdlePeakRSSKiB, s.idle.IdleAnonKiB, s.idle.IdleFileKiB = st["VmHWM"], st["RssAnon"], st["RssFile"]
 	}
-	return toInit, toList, peak, len(list.Result.Tools), nil
+	return len(list.Result.Tools), nil
 }
 
-// vmHWM reads a process's peak resident set size in KiB (Linux).
-func vmHWM(pid int) int64 {
+// procStatus reads a process's memory figures in KiB (Linux; empty
+// elsewhere).
+func procStatus(pid int) map[string]int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return nil
 	}
+	m := map[string]int64{}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
+		k, v, ok := strings.Cut(line, ":")
+		if v, kb := strings.CutSuffix(strings.TrimSpace(v), " kB"); ok && kb {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				m[k] = n
+			}
 		}
 	}
-	return 0
+	return m
 }

@@ -15,7 +15,7 @@ import (
 func (a *App) benchCmd() *cobra.Command {
 	var o bench.Options
 	var cold int
-	var preset string
+	var preset, floorBin string
 	var serveOnly bool
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -59,13 +59,15 @@ func (a *App) benchCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				cs, err := bench.MeasureColdStart(bin, cold, preset)
+				cs, err := bench.MeasureColdStart(bin, cold, preset, floorBin)
 				if err != nil {
 					return &ExitError{Code: ExitTool, Err: err}
 				}
-				fmt.Fprintf(a.Stdout, "cold start, preset %s (%d tools), over %d runs (median): initialize %s, tools/list %s; idle peak RSS %.1f MiB\n",
-					cs.Preset, cs.Tools, cs.Runs, cs.ToInitialize.Round(10*time.Microsecond), cs.ToToolsList.Round(10*time.Microsecond),
-					float64(cs.IdlePeakRSSKiB)/1024)
+				fmt.Fprintf(a.Stdout, "cold start, preset %s (%d tools), over %d runs (median): %s\n", cs.Preset, cs.Tools, cs.Runs, coldStarts(cs.Starts))
+				if cs.Floor != nil {
+					fmt.Fprintf(a.Stdout, "floor, go-sdk stdio no-op (%s), same runs alternated: %s; baton's tools/list %.1f× the floor's\n",
+						floorBin, coldStarts(*cs.Floor), float64(cs.ToToolsList)/float64(max(cs.Floor.ToToolsList, 1)))
+				}
 				return nil
 			}
 			rep, err := bench.Run(c.Context(), o)
@@ -85,6 +87,7 @@ func (a *App) benchCmd() *cobra.Command {
 	f.IntVar(&o.Calls, "calls", 0, "stop after this many calls in all instead (with --rate: run calls/rate seconds)")
 	f.BoolVar(&o.Stdio, "stdio", false, "one `baton mcp` process per agent on one database file")
 	f.IntVar(&cold, "cold-start", 0, "time this many `baton mcp` starts instead")
+	f.StringVar(&floorBin, "floor-bin", "", "with --cold-start: also start this minimal stdio server, alternately, as the floor (go build -o noopmcp ./bench/testdata/noopmcp)")
 	f.StringVar(&preset, "preset", tool.PresetCore, "the tool preset of the --cold-start server ("+strings.Join(tool.PresetNames(), ", ")+")")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "a mix of read-only tools only (reads need no writer)")
 	f.StringVar(&o.Postgres, "postgres", "", "run on a fresh schema of this PostgreSQL database (postgres:// URL) instead of SQLite")
@@ -107,6 +110,8 @@ func checkBench(c *cobra.Command, o *bench.Options, cold int, preset string) err
 		return usageError("--cold-start must be a number of starts, not %d", cold)
 	case !tool.IsPreset(preset):
 		return usageError("unknown preset %q: choose one of %s", preset, strings.Join(tool.PresetNames(), ", "))
+	case set("floor-bin") && cold == 0:
+		return usageError("--floor-bin is the --cold-start floor: give --cold-start N too")
 	case set("preset") && cold == 0:
 		return usageError("--preset chooses the --cold-start server's tools: give --cold-start N too (the load mix needs the full preset)")
 	case o.Agents <= 0:
@@ -136,4 +141,11 @@ func checkBench(c *cobra.Command, o *bench.Options, cold int, preset string) err
 		}
 	}
 	return nil
+}
+
+// coldStarts prints one server's cold-start medians and idle memory.
+func coldStarts(s bench.Starts) string {
+	return fmt.Sprintf("initialize %s, tools/list %s; idle peak RSS %.1f MiB (private %.1f MiB, file pages %.1f MiB)",
+		s.ToInitialize.Round(10*time.Microsecond), s.ToToolsList.Round(10*time.Microsecond),
+		float64(s.IdlePeakRSSKiB)/1024, float64(s.IdleAnonKiB)/1024, float64(s.IdleFileKiB)/1024)
 }
