@@ -388,6 +388,10 @@ func (d dialect) Attempt(ctx context.Context, fn func() error) error { return d.
 // NoLimit is NULL: PostgreSQL refuses a negative LIMIT.
 func (dialect) NoLimit() any { return nil }
 
+// LimitArg is a plain placeholder: PostgreSQL plans a parameterised LIMIT
+// once for any count.
+func (dialect) LimitArg() string { return "?" }
+
 // ByteOrder collates expr as "C": byte order, as SQLite's BINARY, whatever
 // the database's locale.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }

@@ -351,7 +351,7 @@ func (t *Tx) Actions(ctx context.Context, after int64, limit int) ([]*baton.Acti
 	if limit <= 0 {
 		limit = 1000
 	}
-	return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE position > ? ORDER BY position LIMIT ?`,
+	return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE position > ? ORDER BY position LIMIT `+t.D.LimitArg(),
 		after, limit))
 }
 
@@ -366,10 +366,10 @@ func (t *Tx) RecentActions(ctx context.Context, agent string, limit int) ([]*bat
 	}
 	limit = min(limit, 1000)
 	if agent == "" {
-		return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions ORDER BY position DESC LIMIT ?`, limit))
+		return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions ORDER BY position DESC LIMIT `+t.D.LimitArg(), limit))
 	}
 	return t.scanActions(t.Q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE lower(agent) = lower(?)
-		ORDER BY position DESC LIMIT ?`, agent, limit))
+		ORDER BY position DESC LIMIT `+t.D.LimitArg(), agent, limit))
 }
 
 const actionColumns = `position, agent, source, tool, subject, input_digest, result_digest, at, previous_hash, hash`

@@ -34,7 +34,7 @@ func (t *Tx) Events(ctx context.Context, project string, after int64, limit int)
 		limit = 1000
 	}
 	rows, err := t.Q.QueryContext(ctx, `SELECT project, seq, type, subject, agent, data, at FROM events
-		WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?`, project, after, limit)
+		WHERE project = ? AND seq > ? ORDER BY seq LIMIT `+t.D.LimitArg(), project, after, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -224,7 +224,7 @@ func (t *Tx) ListItems(ctx context.Context, f baton.ItemFilter, search string, s
 		limit = f.Limit
 	}
 	rows, err := t.Q.QueryContext(ctx, `SELECT `+ItemColumns+` FROM items`+cond+` ORDER BY `+ItemOrder(f.Sort, f.Descending)+
-		` LIMIT ? OFFSET ?`, append(args, limit, max(f.Offset, 0))...)
+		` LIMIT `+t.D.LimitArg()+` OFFSET ?`, append(args, limit, max(f.Offset, 0))...)
 	if err != nil {
 		return page, err
 	}

@@ -299,7 +299,7 @@ func (t *Tx) ListDocuments(ctx context.Context, f baton.DocumentFilter) ([]*bato
 		limit = f.Limit
 	}
 	rows, err := t.Q.QueryContext(ctx, `SELECT `+docColumns(`''`)+` FROM documents d WHERE `+sc+` AND `+pc+` AND `+currentCond+`
-		ORDER BY `+t.D.ByteOrder(`d.path`)+`, d.scope, d.project LIMIT ?`, append(append(args, pa...), limit)...)
+		ORDER BY `+t.D.ByteOrder(`d.path`)+`, d.scope, d.project LIMIT `+t.D.LimitArg(), append(append(args, pa...), limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -681,7 +681,7 @@ func (t *Tx) SearchChunks(ctx context.Context, q baton.ChunkQuery) ([]baton.Chun
 	all := append(append(append(margs, args...), pa...), limit)
 	rows, err := t.Q.QueryContext(ctx, `SELECT `+chunkColumns+`, m.score FROM (`+m+`) m
 		JOIN document_chunks c ON c.rid = m.rid JOIN documents d ON d.rid = c.doc_rid
-		WHERE `+sc+` AND `+pc+` AND `+currentCond+` ORDER BY m.score, c.rid LIMIT ?`, all...)
+		WHERE `+sc+` AND `+pc+` AND `+currentCond+` ORDER BY m.score, c.rid LIMIT `+t.D.LimitArg(), all...)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (t *Tx) StaleVersions(ctx context.Context, model string, limit int) ([]bato
 			NOT EXISTS (SELECT 1 FROM document_chunks c WHERE c.doc_rid = d.rid)
 			OR EXISTS (SELECT 1 FROM document_chunks c WHERE c.doc_rid = d.rid AND NOT EXISTS
 				(SELECT 1 FROM chunk_vectors v WHERE v.chunk_rid = c.rid AND v.model = ?)))
-		ORDER BY d.rid LIMIT ?`, model, limit)
+		ORDER BY d.rid LIMIT `+t.D.LimitArg(), model, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,7 @@ func (t *Tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 		if len(all) > 0 {
 			cond = " WHERE " + strings.Join(all, " AND ")
 		}
-		return `SELECT rid, ` + MessageColumns + ` FROM messages` + cond + ` ORDER BY created_at DESC, rid DESC LIMIT ?`,
+		return `SELECT rid, ` + MessageColumns + ` FROM messages` + cond + ` ORDER BY created_at DESC, rid DESC LIMIT ` + t.D.LimitArg(),
 			append(append(cargs, args...), limit)
 	}
 	var page string
@@ -154,7 +154,7 @@ func (t *Tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 		// A message an agent sent itself is among those it sent.
 		received, rargs := newest([]string{"recipient = ?", "agent_id <> ? COLLATE " + nc}, []any{f.AgentID, f.AgentID})
 		page = `SELECT * FROM (` + sent + `) sent UNION ALL SELECT * FROM (` + received + `) received
-			ORDER BY created_at DESC, rid DESC LIMIT ?`
+			ORDER BY created_at DESC, rid DESC LIMIT ` + t.D.LimitArg()
 		pargs = append(append(sargs, rargs...), limit)
 	}
 	// The newest page, then put oldest first.

@@ -54,7 +54,7 @@ func (t *Tx) configs(ctx context.Context, project string, limit int) ([]*baton.P
 		lim = limit
 	}
 	rows, err := t.Q.QueryContext(ctx, `SELECT `+projectConfigColumns+` FROM project_configs WHERE project = ?
-		ORDER BY version DESC LIMIT ?`, project, lim)
+		ORDER BY version DESC LIMIT `+t.D.LimitArg(), project, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func (t *Tx) PRs(ctx context.Context, f baton.PRFilter) ([]*baton.PR, error) {
 	if len(conds) > 0 {
 		query += ` WHERE ` + JoinAnd(conds)
 	}
-	query += ` ORDER BY p.rid DESC LIMIT ?`
+	query += ` ORDER BY p.rid DESC LIMIT ` + t.D.LimitArg()
 	if f.Limit > 0 {
 		args = append(args, f.Limit)
 	} else {

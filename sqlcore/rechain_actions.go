@@ -51,7 +51,7 @@ func RechainActions(ctx context.Context, q Querier, now time.Time) (bool, error)
 	oldPrev, newPrev := audit.Genesis, audit.Genesis
 	for after := int64(0); ; {
 		acts, err := (&Tx{Q: q}).scanActions(q.QueryContext(ctx, `SELECT `+actionColumns+` FROM actions WHERE position > ?
-			ORDER BY position LIMIT ?`, after, rechainBatch))
+			ORDER BY position LIMIT `+strconv.Itoa(rechainBatch), after))
 		if err != nil {
 			return false, err
 		}

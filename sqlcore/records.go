@@ -61,7 +61,7 @@ func (t *Tx) Findings(ctx context.Context, itemID string, limit int) ([]*baton.F
 		FROM findings WHERE item_id = ?`
 	args := []any{itemID}
 	if limit > 0 {
-		query += ` ORDER BY rid DESC LIMIT ?`
+		query += ` ORDER BY rid DESC LIMIT ` + t.D.LimitArg()
 		args = append(args, limit)
 	} else {
 		query += ` ORDER BY rid ASC`

@@ -44,7 +44,7 @@ func (t *Tx) Reservations(ctx context.Context, f baton.ReservationFilter) ([]*ba
 	}
 	q += ` ORDER BY ` + order
 	if f.Limit > 0 {
-		q, args = q+` LIMIT ?`, append(args, f.Limit)
+		q, args = q+` LIMIT `+t.D.LimitArg(), append(args, f.Limit)
 	}
 	rows, err := t.Q.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -180,7 +180,7 @@ func (t *Tx) limit(limit int) any {
 
 // Runs returns an item's latest limit runs newest first (all when limit <= 0).
 func (t *Tx) Runs(ctx context.Context, itemID string, limit int) ([]*baton.Run, error) {
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.item_id = ? ORDER BY r.rid DESC LIMIT ?`,
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.item_id = ? ORDER BY r.rid DESC LIMIT `+t.D.LimitArg(),
 		itemID, t.limit(limit))
 	if err != nil {
 		return nil, err
@@ -230,7 +230,7 @@ func (t *Tx) ListRuns(ctx context.Context, f baton.RunFilter) ([]*baton.Run, err
 	if limit <= 0 {
 		limit = defaultRunLimit
 	}
-	rows, err := t.Q.QueryContext(ctx, q+` ORDER BY r.rid DESC LIMIT ?`, append(args, min(limit, maxRunLimit))...)
+	rows, err := t.Q.QueryContext(ctx, q+` ORDER BY r.rid DESC LIMIT `+t.D.LimitArg(), append(args, min(limit, maxRunLimit))...)
 	if err != nil {
 		return nil, err
 	}
@@ -455,7 +455,7 @@ func (t *Tx) RunEvents(ctx context.Context, f baton.RunEventFilter) ([]baton.Run
 		return nil, 0, err
 	}
 	rows, err := t.Q.QueryContext(ctx, `SELECT e.run_id, e.seq, e.type, e.subtype, e.data, e.created_at`+from+cond+
-		` ORDER BY r.rid, e.seq LIMIT ? OFFSET ?`, append(args, t.limit(f.Limit), max(f.Offset, 0))...)
+		` ORDER BY r.rid, e.seq LIMIT `+t.D.LimitArg()+` OFFSET ?`, append(args, t.limit(f.Limit), max(f.Offset, 0))...)
 	if err != nil {
 		return nil, 0, err
 	}

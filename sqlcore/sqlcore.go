@@ -40,6 +40,11 @@ type Dialect interface {
 	// NoLimit is the LIMIT parameter meaning "no limit": SQLite refuses
 	// NULL there and PostgreSQL refuses -1.
 	NoLimit() any
+	// LimitArg is the placeholder a LIMIT takes its count from. SQLite
+	// (since 3.5x) reads a bare "LIMIT ?" at prepare time, marking the
+	// statement to be prepared again at every bind, which undoes keeping
+	// statements prepared; it does not look through a unary plus.
+	LimitArg() string
 	// ByteOrder is expr collated by bytes, for an ORDER BY on text that
 	// must come out the same on both (SQLite's default BINARY collation,
 	// PostgreSQL's "C"; SQLite knows no collation named "C").

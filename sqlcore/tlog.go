@@ -45,7 +45,7 @@ func (t *Tx) AddCheckpoint(ctx context.Context, c *baton.Checkpoint) error {
 func (t *Tx) Checkpoints(ctx context.Context, limit int) ([]*baton.Checkpoint, error) {
 	q, args := `SELECT size, root, note, edge, head, at FROM audit_checkpoints ORDER BY size DESC`, []any{}
 	if limit > 0 {
-		q, args = q+` LIMIT ?`, append(args, limit)
+		q, args = q+` LIMIT `+t.D.LimitArg(), append(args, limit)
 	}
 	rows, err := t.Q.QueryContext(ctx, q, args...)
 	if err != nil {

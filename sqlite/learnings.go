@@ -126,7 +126,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, bm25(`+index+`), bm25(`+index+`, 1, 0, 0) < 0,
 			bm25(`+index+`, 0, 1, 0) < 0, l.quality_score
 			FROM `+index+` CROSS JOIN learnings l ON l.rid = `+index+`.rowid
-			WHERE `+index+` MATCH ? AND `+filter+` ORDER BY 2 LIMIT ?`, append(append([]any{exprs[index]}, fargs...), pool)...)
+			WHERE `+index+` MATCH ? AND `+filter+` ORDER BY 2 LIMIT `+limitArg, append(append([]any{exprs[index]}, fargs...), pool)...)
 		if err != nil {
 			return nil, err
 		}

@@ -40,7 +40,7 @@ func (t *tx) SearchMessages(ctx context.Context, project, text, agentID string, 
 	}
 	return t.Messages(ctx, `SELECT m.id, m.project, m.agent_id, m.recipient, m.role, m.body, m.thread_id, m.metadata, m.event_type,
 		m.delivery_status, m.question, m.created_at FROM messages_fts CROSS JOIN messages m ON m.rid = messages_fts.rowid
-		WHERE `+cond+` ORDER BY bm25(messages_fts), m.created_at DESC LIMIT ?`, append(args, limit)...)
+		WHERE `+cond+` ORDER BY bm25(messages_fts), m.created_at DESC LIMIT `+limitArg, append(args, limit)...)
 }
 
 func (t *tx) Agent(ctx context.Context, name string) (*baton.AgentState, error) {

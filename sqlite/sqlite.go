@@ -288,15 +288,29 @@ func IsBusy(err error) bool {
 }
 
 // once is one attempt of run.
+//
+// Its statements run without ctx's cancellation, which is checked before
+// each of them instead (sqlcore.Uninterrupted, as a group commit's are):
+// handed a context that can end, database/sql watches each transaction
+// and each result set, and the driver each statement, from a goroutine of
+// its own, which cost more than the reads of a short call. A read whose
+// time runs out stops at its next statement; one still waiting for a
+// connection stops waiting.
 func (s *Store) once(ctx context.Context, db *sql.DB, readOnly bool, fn func(baton.Tx) error) error {
-	t, err := db.BeginTx(ctx, nil)
+	// Waiting for a connection of the pool still ends with ctx.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	t, err := conn.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return err
 	}
 	// Rollback after Commit is a no-op; deferring it means no path, panics
 	// included, leaves the single writer connection inside a transaction.
 	defer t.Rollback()
-	if err := fn(s.newStoreTx(t, readOnly)); err != nil {
+	if err := fn(s.newStoreTx(sqlcore.Uninterrupted(t), readOnly)); err != nil {
 		return err
 	}
 	if readOnly {
