@@ -99,3 +99,19 @@ func BenchmarkDirect(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkServerPerPrincipal is what the first call of a new agent costs
+// the server before its tool runs: an MCP server built for its principal,
+// with every tool of its scope added (the full preset's here). Agents of
+// dispatch come with fresh names, so a busy server builds many.
+func BenchmarkServerPerPrincipal(b *testing.B) {
+	k := testkit.New(b)
+	f := mcpserver.NewFactory(k.Registry, k.Env, "bench")
+	p := k.Principal
+	n := 0
+	for b.Loop() {
+		n++
+		p.Agent = fmt.Sprintf("agent-%d", n)
+		f.Server(p)
+	}
+}

@@ -331,11 +331,21 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 			panic(fmt.Errorf(`AddTool %q: input schema must have type "object"`, t.Name))
 		}
 	} else {
-		var m map[string]any
-		if err := remarshal(t.InputSchema, &m); err != nil {
+		// Only the type is checked: decoding the whole schema into maps
+		// cost more than anything else a server does to add a tool.
+		var m struct {
+			Type any `json:"type"`
+		}
+		var err error
+		if raw, ok := t.InputSchema.(json.RawMessage); ok {
+			err = internaljson.Unmarshal(raw, &m)
+		} else {
+			err = remarshal(t.InputSchema, &m)
+		}
+		if err != nil {
 			panic(fmt.Errorf("AddTool %q: can't marshal input schema to a JSON object: %v", t.Name, err))
 		}
-		if typ := m["type"]; typ != "object" {
+		if typ := m.Type; typ != "object" {
 			panic(fmt.Errorf(`AddTool %q: input schema must have type "object" (got %v)`, t.Name, typ))
 		}
 	}
@@ -344,6 +354,10 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 			if s == nil {
 				panic(fmt.Errorf("AddTool %q: output schema is nil", t.Name))
 			}
+		} else if raw, ok := t.OutputSchema.(json.RawMessage); ok {
+			if !json.Valid(raw) {
+				panic(fmt.Errorf("AddTool %q: can't marshal output schema to JSON: invalid JSON", t.Name))
+			}
 		} else {
 			var m any
 			if err := remarshal(t.OutputSchema, &m); err != nil {
@@ -351,10 +365,11 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 			}
 		}
 	}
-	if err := validateParamHeaderAnnotations(t); err != nil {
+	props := unmarshalSchemaProperties(t.InputSchema)
+	if err := validateParamHeadersIn(props, "", map[string]bool{}); err != nil {
 		panic(fmt.Errorf("AddTool %q: invalid parameter header annotations: %v", t.Name, err))
 	}
-	st := &serverTool{tool: t, handler: h}
+	st := &serverTool{tool: t, handler: h, paramHeaders: paramHeaderBindings(props)}
 	// Assume there was a change, since add replaces existing tools.
 	// (It's possible a tool was replaced with an identical one, but not worth checking.)
 	// TODO: Batch these changes by size and time? The typescript SDK doesn't.

@@ -66,6 +66,14 @@ type headerSchemaProperty struct {
 // representation by marshaling to JSON and unmarshaling only the fields we need.
 func unmarshalSchemaProperties(schema any) map[string]headerSchemaProperty {
 	var s headerSchemaProperty
+	if raw, ok := schema.(json.RawMessage); ok {
+		// Already JSON: decode it as it is, without marshalling (and so
+		// compacting) it first.
+		if err := internaljson.Unmarshal(raw, &s); err != nil {
+			return nil
+		}
+		return s.Properties
+	}
 	if err := remarshal(schema, &s); err != nil {
 		return nil
 	}
@@ -82,7 +90,12 @@ type paramHeaderBinding struct {
 // extractParamHeaderAnnotations returns the bindings for every property in
 // the tool's InputSchema that has an x-mcp-header annotation
 func extractParamHeaderAnnotations(tool *Tool) []paramHeaderBinding {
-	props := unmarshalSchemaProperties(tool.InputSchema)
+	return paramHeaderBindings(unmarshalSchemaProperties(tool.InputSchema))
+}
+
+// paramHeaderBindings are the x-mcp-header bindings of an input schema's
+// properties.
+func paramHeaderBindings(props map[string]headerSchemaProperty) []paramHeaderBinding {
 	if len(props) == 0 {
 		return nil
 	}
@@ -390,7 +403,7 @@ func validateMcpHeaders(header http.Header, msg jsonrpc.Message, toolLookup func
 
 		if msg.Method == "tools/call" && toolLookup != nil {
 			if st, ok := toolLookup(nameInBody); ok && st != nil {
-				if err := validateParamHeaders(header, msg, st.tool); err != nil {
+				if err := validateParamHeadersFor(header, msg, st.paramHeaders); err != nil {
 					return err
 				}
 			}
@@ -400,7 +413,12 @@ func validateMcpHeaders(header http.Header, msg jsonrpc.Message, toolLookup func
 }
 
 func validateParamHeaders(header http.Header, msg *jsonrpc.Request, tool *Tool) error {
-	paramHeaders := extractParamHeaderAnnotations(tool)
+	return validateParamHeadersFor(header, msg, extractParamHeaderAnnotations(tool))
+}
+
+// validateParamHeadersFor is validateParamHeaders with the tool's bindings
+// already read (serverTool.paramHeaders).
+func validateParamHeadersFor(header http.Header, msg *jsonrpc.Request, paramHeaders []paramHeaderBinding) error {
 	if len(paramHeaders) == 0 {
 		return nil
 	}

@@ -60,6 +60,9 @@ type ToolHandlerFor[In, Out any] func(_ context.Context, request *CallToolReques
 type serverTool struct {
 	tool    *Tool
 	handler ToolHandler
+	// paramHeaders are the tool's x-mcp-header bindings, read from its
+	// input schema once, when it is added, instead of at every call.
+	paramHeaders []paramHeaderBinding
 }
 
 // applySchema validates whether data is valid JSON according to the provided
