@@ -61,9 +61,10 @@ type Group[T any] struct {
 	// deadline for calls that have time left.
 	Begin func(ctx context.Context) (*GroupTx[T], error)
 	// MaxBatch bounds the calls in one transaction (DefaultMaxBatch when
-	// zero); MaxTime stops starting more calls of a batch once it has run
-	// this long (DefaultMaxBatchTime when zero): the rest go to the next
-	// batch, so no batch holds the writer long.
+	// zero); MaxTime stops starting more calls of a batch once its
+	// transaction has run this long since Begin returned (the wait for the
+	// writers' lock does not count; DefaultMaxBatchTime when zero): the
+	// rest go to the next batch, so no batch holds the writer long.
 	MaxBatch int
 	MaxTime  time.Duration
 	// Committed, when set, is called after each successful COMMIT with the
@@ -217,7 +218,6 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 	if budget <= 0 {
 		budget = DefaultMaxBatchTime
 	}
-	start := time.Now()
 	var tx *GroupTx[T]
 	// Whatever happens in here (a panic in the store's own code
 	// included), no call is left waiting and the transaction ends.
@@ -265,6 +265,9 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 			}
 			return nil
 		}
+		// The budget counts from here: a batch that waited for another
+		// replica's batch to let go of the lock still runs its calls.
+		start := time.Now()
 		// A lone call needs no savepoint: its failure rolls the whole
 		// transaction back.
 		alone := len(calls) == 1

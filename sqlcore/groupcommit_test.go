@@ -106,3 +106,42 @@ func TestGroupDeadlineWhileBeginning(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupBudgetCountsFromBegin: the time a batch waits in Begin (for
+// the writers' lock, held by another replica's batch) does not count
+// against its MaxTime, so the calls queued meanwhile still share one
+// COMMIT instead of going one per batch.
+func TestGroupBudgetCountsFromBegin(t *testing.T) {
+	g := newLockedGroup()
+	g.MaxTime = 100 * time.Millisecond
+	held, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- g.Do(context.Background(), func(int) error { close(held); <-release; return nil })
+	}()
+	g.locked <- struct{}{}
+	<-held
+	const n = 5
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- g.Do(context.Background(), func(int) error { return nil }) }()
+		for g.Queued() < i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	// The next batch's Begin waits three budgets for the lock.
+	time.Sleep(3 * g.MaxTime)
+	close(g.locked)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if fmt.Sprint(g.sizes) != fmt.Sprint([]int{1, n}) {
+		t.Errorf("commits of %v calls, want [1 %d]", g.sizes, n)
+	}
+}
