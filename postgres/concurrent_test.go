@@ -14,11 +14,11 @@ import (
 	"github.com/baton-dev/baton/internal/testkit"
 )
 
-// TestConcurrentWriters (issue 18; PostgreSQL keeps one transaction
-// per Update for now, see the report): concurrent Updates, some failing (one with a
-// statement error that aborts a PostgreSQL transaction), some panicking,
-// some with contexts already ended or ended between their statements,
-// run; exactly the successful ones are visible afterwards,
+// TestConcurrentWriters (issue 18; they share group commits, see
+// groupcommit_internal_test.go): concurrent Updates, some failing (one
+// with a statement error that aborts a PostgreSQL transaction), some
+// panicking, some with contexts already ended or ended between their
+// statements, run; exactly the successful ones are visible afterwards,
 // each on another connection as soon as its Update returned.
 func TestConcurrentWriters(t *testing.T) {
 	s := testkit.OpenPostgres(t, nil)

@@ -40,11 +40,11 @@ const migrateLockID = 0x6261746f6e // "baton"
 // Store implements baton.Store over one PostgreSQL database (and schema).
 type Store struct {
 	db *sql.DB
-	// wsem lets one write transaction of this process at a time take a
-	// connection: the others queue here, holding nothing, instead of
-	// holding pool connections while they wait for the advisory lock
-	// (which then only decides between replicas).
-	wsem    chan struct{}
+	// group batches this process's concurrent Updates into one
+	// transaction: one connection writes at a time, the other writers
+	// queue in it holding nothing, and the advisory lock only decides
+	// between replicas.
+	group   sqlcore.Group[*sql.Tx]
 	cfg     *pgx.ConnConfig
 	schema  string
 	writeID int64  // the advisory lock that serialises writers
@@ -78,7 +78,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, wsem: make(chan struct{}, 1), cache: sqlcore.NewKnowledgeCache(sqlcore.CacheOptions{StableChunkIDs: true})}
+	s := &Store{cfg: cfg, clock: opts.Clock, schema: schema, cache: sqlcore.NewKnowledgeCache(sqlcore.CacheOptions{StableChunkIDs: true})}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -108,6 +108,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.db.Close()
 		return nil, err
 	}
+	s.group.Begin = s.beginBatch
 	return s, nil
 }
 
@@ -241,7 +242,11 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 }
 
 // Update runs fn in one write transaction, after every other writer of the
-// schema (on any replica) has finished.
+// schema (on any replica) has finished, shared with the Updates of this
+// process running beside it (sqlcore.Group: each under a savepoint of its
+// own, one COMMIT for all), and returns after that COMMIT. fn's statements
+// are not cancelled when ctx ends (a cancelled statement would take the
+// shared transaction down); ctx is checked before each instead.
 // Lock contention (a lock_timeout, a deadlock, a serialization failure)
 // runs fn again in a new transaction until ctx's deadline, as on SQLite;
 // then, like a deadline that passes while waiting for the writers' lock,
@@ -251,27 +256,37 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 		return errClosed()
 	}
 	start := time.Now()
-	select {
-	case s.wsem <- struct{}{}:
-		defer func() { <-s.wsem }()
-	case <-ctx.Done():
-		return sqlcore.OutOfTime(ctx, ctx.Err(), start)
-	}
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
-		t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-		if err != nil {
-			return err
-		}
-		defer t.Rollback()
-		if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
-			return err
-		}
-		if err := fn(s.newTx(t, false)); err != nil {
-			return err
-		}
-		return t.Commit()
+		return s.group.Do(ctx, func(t *sql.Tx) error {
+			return fn(s.newTx(sqlcore.Uninterrupted(t), false))
+		})
 	})
 	return sqlcore.OutOfTime(ctx, err, start)
+}
+
+// beginBatch begins a group commit's transaction and takes the writers'
+// advisory lock in it. The transaction is not tied to ctx (database/sql
+// would roll it back when ctx ended, under every call of the batch); ctx's
+// deadline, when every call of the batch has one, bounds the wait for the
+// lock.
+func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], error) {
+	t, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, s.writeID); err != nil {
+		_ = t.Rollback()
+		return nil, err
+	}
+	return &sqlcore.GroupTx[*sql.Tx]{
+		Tx: t,
+		Exec: func(ctx context.Context, stmt string) error {
+			_, err := t.ExecContext(ctx, stmt)
+			return err
+		},
+		Commit:   t.Commit,
+		Rollback: t.Rollback,
+	}, nil
 }
 
 // IsBusy reports whether err is PostgreSQL's lock contention, which a new

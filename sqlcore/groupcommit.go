@@ -54,13 +54,17 @@ type GroupTx[T any] struct {
 type Group[T any] struct {
 	// Begin starts the batch's transaction, having taken whatever
 	// serialises writers (the writer connection, the advisory lock). ctx
-	// carries no cancellation, only a deadline when every call in the
-	// batch has one (the latest of them), to bound waiting for a lock.
+	// carries no cancellation, only the earliest deadline of the batch's
+	// calls (none when no call has one), to bound waiting for a lock: a
+	// Begin that gives up when it passes fails the calls out of time, and
+	// the others go on to the next batch, so no call waits past its
+	// deadline for calls that have time left.
 	Begin func(ctx context.Context) (*GroupTx[T], error)
 	// MaxBatch bounds the calls in one transaction (DefaultMaxBatch when
-	// zero); MaxTime stops starting more calls of a batch once it has run
-	// this long (DefaultMaxBatchTime when zero): the rest go to the next
-	// batch, so no batch holds the writer long.
+	// zero); MaxTime stops starting more calls of a batch once its
+	// transaction has run this long since Begin returned (the wait for the
+	// writers' lock does not count; DefaultMaxBatchTime when zero): the
+	// rest go to the next batch, so no batch holds the writer long.
 	MaxBatch int
 	MaxTime  time.Duration
 	// Committed, when set, is called after each successful COMMIT with the
@@ -129,14 +133,15 @@ func (g *Group[T]) Do(ctx context.Context, fn func(T) error) error {
 		lead = c.promoted
 	}
 	for lead {
+		g.mu.Lock()
+		c.promoted = false
+		g.mu.Unlock()
 		g.lead()
-		// The leader's call heads its batch, so it is finished now; the
-		// loop only guards that invariant.
+		// The leader's call heads its batch, so it is finished now, unless
+		// the batch could not begin in the time of a call beside it: then
+		// it went back to the head of the queue, and lead promoted it.
 		g.mu.Lock()
 		lead = !c.finished
-		if lead {
-			c.promoted = false
-		}
 		g.mu.Unlock()
 		if lead {
 			<-c.wake
@@ -213,7 +218,6 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 	if budget <= 0 {
 		budget = DefaultMaxBatchTime
 	}
-	start := time.Now()
 	var tx *GroupTx[T]
 	// Whatever happens in here (a panic in the store's own code
 	// included), no call is left waiting and the transaction ends.
@@ -236,13 +240,34 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 		tx, err = g.Begin(ctx)
 		// The deadline only bounds Begin's wait for the lock; the calls'
 		// statements check their own contexts.
+		late := ctx.Err() != nil
 		cancel()
+		if err != nil && late {
+			// Begin gave up when the earliest deadline passed: the calls
+			// out of time fail with their contexts' errors, as they would
+			// have waiting alone; the others are the next batch's, led by
+			// another goroutine, so this one's caller (maybe out of time)
+			// returns now.
+			now := time.Now()
+			for _, c := range calls {
+				if d, ok := c.ctx.Deadline(); ok && !now.Before(d) {
+					<-c.ctx.Done() // its timer fires at d, if not yet
+					c.finish(c.ctx.Err())
+				} else {
+					rest = append(rest, c)
+				}
+			}
+			return rest
+		}
 		if err != nil {
 			for _, c := range calls {
 				c.finish(err)
 			}
 			return nil
 		}
+		// The budget counts from here: a batch that waited for another
+		// replica's batch to let go of the lock still runs its calls.
+		start := time.Now()
 		// A lone call needs no savepoint: its failure rolls the whole
 		// transaction back.
 		alone := len(calls) == 1
@@ -347,21 +372,20 @@ func (g *Group[T]) runCall(tx *GroupTx[T], c *groupCall[T], alone bool) (err err
 }
 
 // batchContext is the context a batch begins under: no cancellation (a
-// call leaving must not end the others' transaction), and a deadline only
-// when every call has one, the latest.
+// call leaving must not end the others' transaction), and the earliest of
+// the calls' deadlines, if any has one.
 func batchContext[T any](calls []*groupCall[T]) (context.Context, context.CancelFunc) {
 	ctx := context.WithoutCancel(calls[0].ctx)
-	var latest time.Time
+	var earliest time.Time
 	for _, c := range calls {
-		d, ok := c.ctx.Deadline()
-		if !ok {
-			return ctx, func() {}
-		}
-		if d.After(latest) {
-			latest = d
+		if d, ok := c.ctx.Deadline(); ok && (earliest.IsZero() || d.Before(earliest)) {
+			earliest = d
 		}
 	}
-	return context.WithDeadline(ctx, latest)
+	if earliest.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, earliest)
 }
 
 // Uninterrupted runs q's statements without their contexts' cancellation,

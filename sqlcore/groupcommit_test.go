@@ -1,0 +1,147 @@
+package sqlcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedGroup is a Group whose Begin waits, as a store's waits for the
+// writers' lock, while locked is held (or until its ctx's deadline).
+type lockedGroup struct {
+	Group[int]
+	locked chan struct{} // receive to take the lock; closed: free for good
+	mu     sync.Mutex
+	sizes  []int
+}
+
+func newLockedGroup() *lockedGroup {
+	g := &lockedGroup{locked: make(chan struct{})}
+	g.MaxTime = time.Hour
+	g.Committed = func(n int) { g.mu.Lock(); g.sizes = append(g.sizes, n); g.mu.Unlock() }
+	g.Begin = func(ctx context.Context) (*GroupTx[int], error) {
+		select {
+		case <-g.locked:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the lock: %w", ctx.Err())
+		}
+		nop := func() error { return nil }
+		return &GroupTx[int]{Exec: func(context.Context, string) error { return nil }, Commit: nop, Rollback: nop}, nil
+	}
+	return g
+}
+
+// TestGroupDeadlineWhileBeginning: a batch's Begin waits (for a lock) no
+// longer than the earliest deadline of its calls; then the calls out of
+// time fail with their contexts' errors, promptly, whichever of them leads
+// the batch, and the others, without a deadline, go on to the next batch
+// and commit once Begin can.
+func TestGroupDeadlineWhileBeginning(t *testing.T) {
+	for _, shortFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("short first %v", shortFirst), func(t *testing.T) {
+			g := newLockedGroup()
+			// A first call takes the lock and holds its batch open while
+			// the two calls queue behind it.
+			held, release := make(chan struct{}), make(chan struct{})
+			first := make(chan error, 1)
+			go func() {
+				first <- g.Do(context.Background(), func(int) error { close(held); <-release; return nil })
+			}()
+			g.locked <- struct{}{}
+			<-held
+			short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			var ran sync.Map
+			patientErr, shortErr := make(chan error, 1), make(chan error, 1)
+			calls := []func(){
+				func() {
+					patientErr <- g.Do(context.Background(), func(int) error { ran.Store("patient", true); return nil })
+				},
+				func() { shortErr <- g.Do(short, func(int) error { ran.Store("short", true); return nil }) },
+			}
+			if shortFirst {
+				slices.Reverse(calls)
+			}
+			for i, call := range calls {
+				go call()
+				for g.Queued() < i+1 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			close(release)
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+			// The lock stays taken: the short call's deadline passes.
+			select {
+			case err := <-shortErr:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("the call with a deadline: %v, want context.DeadlineExceeded", err)
+				}
+			case err := <-patientErr:
+				t.Fatalf("the call without a deadline returned while the lock was taken: %v", err)
+			case <-time.After(30 * time.Second):
+				t.Fatal("the call with a deadline did not return while the lock was taken")
+			}
+			close(g.locked)
+			if err := <-patientErr; err != nil {
+				t.Errorf("the call without a deadline: %v", err)
+			}
+			if _, ok := ran.Load("short"); ok {
+				t.Error("the call out of time ran")
+			}
+			if _, ok := ran.Load("patient"); !ok {
+				t.Error("the call without a deadline did not run")
+			}
+			if fmt.Sprint(g.sizes) != "[1 1]" {
+				t.Errorf("commits of %v calls, want [1 1]", g.sizes)
+			}
+			if q := g.Queued(); q != 0 {
+				t.Errorf("%d calls left queued", q)
+			}
+		})
+	}
+}
+
+// TestGroupBudgetCountsFromBegin: the time a batch waits in Begin (for
+// the writers' lock, held by another replica's batch) does not count
+// against its MaxTime, so the calls queued meanwhile still share one
+// COMMIT instead of going one per batch.
+func TestGroupBudgetCountsFromBegin(t *testing.T) {
+	g := newLockedGroup()
+	g.MaxTime = 100 * time.Millisecond
+	held, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- g.Do(context.Background(), func(int) error { close(held); <-release; return nil })
+	}()
+	g.locked <- struct{}{}
+	<-held
+	const n = 5
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- g.Do(context.Background(), func(int) error { return nil }) }()
+		for g.Queued() < i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	// The next batch's Begin waits three budgets for the lock.
+	time.Sleep(3 * g.MaxTime)
+	close(g.locked)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if fmt.Sprint(g.sizes) != fmt.Sprint([]int{1, n}) {
+		t.Errorf("commits of %v calls, want [1 %d]", g.sizes, n)
+	}
+}
