@@ -133,6 +133,14 @@ func startServer(ctx context.Context, spec ServeSpec) (srv *server, err error) {
 	if err := seed(ctx, stores[0], spec.Agents); err != nil {
 		return nil, err
 	}
+	if ps, ok := stores[0].(*postgres.Store); ok {
+		// A server in service has statistics for its tables (autovacuum
+		// analyzes them as they fill); a schema filled a moment ago has
+		// none, unless autovacuum came by.
+		if err := ps.Analyze(ctx); err != nil {
+			return nil, fmt.Errorf("analyzing the seeded schema: %w", err)
+		}
+	}
 	reg := tools.Registry()
 	for i, store := range stores {
 		env := &tool.Env{Store: store, Registry: reg, Bus: events.NewBus(), DataDir: dir,

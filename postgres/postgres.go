@@ -172,6 +172,35 @@ func DropSchema(ctx context.Context, dsn, schema string) error {
 	return err
 }
 
+// Analyze updates the planner's statistics of the store's tables (those of
+// its schema, or of the search path's first schema), as autovacuum does
+// once enough rows changed. A server whose autovacuum is off, or a load
+// test that has just filled a fresh schema, would otherwise plan every query
+// for the empty tables it never analyzed: claim_next's ready-work query
+// then walks the whole queue (160 ms at 6,400 items, under the writers'
+// lock).
+func (s *Store) Analyze(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, pgx.Identifier{t}.Sanitize())
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(tables) == 0 {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `ANALYZE `+strings.Join(tables, ", "))
+	return err
+}
+
 // Migrate brings the database at dsn to the newest schema and reports the
 // version before and after: `baton migrate`. Open does the same, so this is
 // for running migrations ahead of a rollout.
