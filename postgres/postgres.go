@@ -296,8 +296,8 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 // beginBatch begins a group commit's transaction and takes the writers'
 // advisory lock in it. The transaction is not tied to ctx (database/sql
 // would roll it back when ctx ended, under every call of the batch); ctx's
-// deadline, when every call of the batch has one, bounds the wait for the
-// lock.
+// deadline, the earliest of the batch's calls' (sqlcore.Group.Begin),
+// bounds the wait for the lock.
 func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], error) {
 	t, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
