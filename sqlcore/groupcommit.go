@@ -19,8 +19,8 @@ import (
 // queued at that moment (at most MaxBatch calls; nobody waits for more to
 // arrive, so a lone call adds no latency), begins one transaction, runs
 // each call's fn under a savepoint of its own (but the first: see
-// runBatch), commits once, and then
-// hands the lead to the first call queued meanwhile. A call returns only
+// runBatch), commits once, and then hands the lead to the first call
+// queued meanwhile. A call returns only
 // after the COMMIT that holds its changes succeeded, so an acknowledged
 // write is as durable as one committed alone.
 //
@@ -31,8 +31,8 @@ import (
 // of a call run without its context's cancellation (see Uninterrupted),
 // and the context is checked before the call starts and before each of its
 // statements instead: a call whose time ran out stops at the next
-// statement boundary, is rolled back to its savepoint and fails with its
-// context's error. Should the transaction still end under a failing call
+// statement boundary, is rolled back (to its savepoint, or with the
+// transaction when it ran first) and fails with its context's error. Should the transaction still end under a failing call
 // (an I/O error, the driver giving up), the calls that ran before it in
 // the batch are run again in a new transaction (a Store's fn may run more
 // than once), so no call reports a commit that did not happen.
