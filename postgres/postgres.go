@@ -272,8 +272,8 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 
 // Update runs fn in one write transaction, after every other writer of the
 // schema (on any replica) has finished, shared with the Updates of this
-// process running beside it (sqlcore.Group: each under a savepoint of its
-// own, one COMMIT for all), and returns after that COMMIT. fn's statements
+// process running beside it (sqlcore.Group: each but the first under a
+// savepoint of its own, one COMMIT for all), and returns after that COMMIT. fn's statements
 // are not cancelled when ctx ends (a cancelled statement would take the
 // shared transaction down); ctx is checked before each instead.
 // Lock contention (a lock_timeout, a deadlock, a serialization failure)
@@ -296,8 +296,9 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 // beginBatch begins a group commit's transaction and takes the writers'
 // advisory lock in it. The transaction is not tied to ctx (database/sql
 // would roll it back when ctx ended, under every call of the batch); ctx's
-// deadline, the earliest of the batch's calls' (sqlcore.Group.Begin),
-// bounds the wait for the lock.
+// deadline, the earliest of the batch's calls', bounds the wait for the
+// lock (pgx then closes the connection, and the group gives the calls with
+// time left to the next batch).
 func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], error) {
 	t, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {

@@ -18,8 +18,9 @@ import (
 // The first caller to find no batch running leads: it takes whatever is
 // queued at that moment (at most MaxBatch calls; nobody waits for more to
 // arrive, so a lone call adds no latency), begins one transaction, runs
-// each call's fn under a savepoint of its own, commits once, and then
-// hands the lead to the first call queued meanwhile. A call returns only
+// each call's fn under a savepoint of its own (but the first: see
+// runBatch), commits once, and then hands the lead to the first call
+// queued meanwhile. A call returns only
 // after the COMMIT that holds its changes succeeded, so an acknowledged
 // write is as durable as one committed alone.
 //
@@ -30,8 +31,8 @@ import (
 // of a call run without its context's cancellation (see Uninterrupted),
 // and the context is checked before the call starts and before each of its
 // statements instead: a call whose time ran out stops at the next
-// statement boundary, is rolled back to its savepoint and fails with its
-// context's error. Should the transaction still end under a failing call
+// statement boundary, is rolled back (to its savepoint, or with the
+// transaction when it ran first) and fails with its context's error. Should the transaction still end under a failing call
 // (an I/O error, the driver giving up), the calls that ran before it in
 // the batch are run again in a new transaction (a Store's fn may run more
 // than once), so no call reports a commit that did not happen.
@@ -268,9 +269,6 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 		// The budget counts from here: a batch that waited for another
 		// replica's batch to let go of the lock still runs its calls.
 		start := time.Now()
-		// A lone call needs no savepoint: its failure rolls the whole
-		// transaction back.
-		alone := len(calls) == 1
 		var ran []*groupCall[T] // succeeded, awaiting the COMMIT
 		var again []*groupCall[T]
 		for i, c := range calls {
@@ -282,7 +280,12 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 				c.finish(err)
 				continue
 			}
-			err, alive := g.runCall(tx, c, alone)
+			// The first call to run in the transaction needs no
+			// savepoint (two round trips on PostgreSQL): its failure rolls
+			// back a transaction holding nothing else, and the calls after
+			// it begin a new one. Under load most batches run one or two
+			// calls before their time is up.
+			err, alive := g.runCall(tx, c, len(ran) == 0)
 			if err == nil {
 				ran = append(ran, c)
 				continue
@@ -296,7 +299,7 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 			}
 		}
 		if again != nil || len(ran) == 0 {
-			// Nothing to commit. (After a lone call's failure runCall
+			// Nothing to commit. (After the first call's failure runCall
 			// rolled back already; a second Rollback does nothing.)
 			_ = tx.Rollback()
 			tx = nil
@@ -321,12 +324,14 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 	return rest
 }
 
-// runCall runs one call's fn under a savepoint (none when alone): on
-// success the savepoint is released, on failure or panic rolled back. alive
-// reports whether the transaction is still open for the next call.
-func (g *Group[T]) runCall(tx *GroupTx[T], c *groupCall[T], alone bool) (err error, alive bool) {
+// runCall runs one call's fn under a savepoint: on success the savepoint
+// is released, on failure or panic rolled back. The first call of a
+// transaction runs without one, and its failure rolls the transaction
+// back. alive reports whether the transaction is still open for the next
+// call.
+func (g *Group[T]) runCall(tx *GroupTx[T], c *groupCall[T], first bool) (err error, alive bool) {
 	bg := context.WithoutCancel(c.ctx)
-	if !alone {
+	if !first {
 		if err := tx.Exec(bg, "SAVEPOINT "+savepoint); err != nil {
 			return err, false
 		}
@@ -345,7 +350,7 @@ func (g *Group[T]) runCall(tx *GroupTx[T], c *groupCall[T], alone bool) (err err
 		c.panicked, c.panicVal = true, p
 		err = fmt.Errorf("%w: %v", errCallPanicked, p)
 	}
-	if alone {
+	if first {
 		if err != nil {
 			_ = tx.Rollback()
 			return err, false

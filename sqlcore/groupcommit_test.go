@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,5 +144,112 @@ func TestGroupBudgetCountsFromBegin(t *testing.T) {
 	}
 	if fmt.Sprint(g.sizes) != fmt.Sprint([]int{1, n}) {
 		t.Errorf("commits of %v calls, want [1 %d]", g.sizes, n)
+	}
+}
+
+// fakeTx is a transaction of a store of strings: what its calls wrote,
+// with savepoints as in SQL (ROLLBACK TO keeps the savepoint, RELEASE
+// merges it into the one below).
+type fakeTx struct {
+	rows  []string
+	marks []int
+}
+
+// fakeStore commits fakeTxs.
+type fakeStore struct {
+	mu        sync.Mutex
+	committed []string
+}
+
+func (s *fakeStore) begin(context.Context) (*GroupTx[*fakeTx], error) {
+	t := &fakeTx{}
+	done := false
+	return &GroupTx[*fakeTx]{
+		Tx: t,
+		Exec: func(_ context.Context, stmt string) error {
+			if done {
+				return errors.New("no transaction")
+			}
+			switch {
+			case strings.HasPrefix(stmt, "SAVEPOINT "):
+				t.marks = append(t.marks, len(t.rows))
+			case strings.HasPrefix(stmt, "ROLLBACK TO SAVEPOINT "):
+				t.rows = t.rows[:t.marks[len(t.marks)-1]]
+			case strings.HasPrefix(stmt, "RELEASE SAVEPOINT "):
+				t.marks = t.marks[:len(t.marks)-1]
+			default:
+				return fmt.Errorf("unexpected %q", stmt)
+			}
+			return nil
+		},
+		Commit: func() error {
+			if done {
+				return errors.New("no transaction")
+			}
+			done = true
+			s.mu.Lock()
+			s.committed = append(s.committed, t.rows...)
+			s.mu.Unlock()
+			return nil
+		},
+		Rollback: func() error { done = true; return nil },
+	}, nil
+}
+
+// TestGroupFailureFirstOrLater: a call that fails after writing leaves
+// nothing, and the calls beside it in its batch commit, whether it ran
+// first in the transaction (which then rolls back whole, and the others
+// run in a new one) or after others (rolled back to its savepoint).
+func TestGroupFailureFirstOrLater(t *testing.T) {
+	for _, failing := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("call %d fails", failing), func(t *testing.T) {
+			st := &fakeStore{}
+			g := &Group[*fakeTx]{Begin: st.begin, MaxTime: time.Hour}
+			// A first call holds the writer while the three queue.
+			held, release := make(chan struct{}), make(chan struct{})
+			first := make(chan error, 1)
+			go func() {
+				first <- g.Do(context.Background(), func(*fakeTx) error { close(held); <-release; return nil })
+			}()
+			<-held
+			errFail := errors.New("fails")
+			errs := make([]chan error, 3)
+			for i := range errs {
+				errs[i] = make(chan error, 1)
+				go func() {
+					errs[i] <- g.Do(context.Background(), func(tx *fakeTx) error {
+						tx.rows = append(tx.rows, fmt.Sprintf("c%d", i))
+						if i == failing {
+							return errFail
+						}
+						return nil
+					})
+				}()
+				for g.Queued() < i+1 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			close(release)
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i, c := range errs {
+				err := <-c
+				if i == failing {
+					if !errors.Is(err, errFail) {
+						t.Errorf("call %d: %v, want its error", i, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("call %d: %v", i, err)
+				}
+				want = append(want, fmt.Sprintf("c%d", i))
+			}
+			if fmt.Sprint(st.committed) != fmt.Sprint(want) {
+				t.Errorf("committed %v, want %v", st.committed, want)
+			}
+		})
 	}
 }
