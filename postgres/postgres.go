@@ -308,15 +308,7 @@ func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], erro
 		_ = t.Rollback()
 		return nil, err
 	}
-	return &sqlcore.GroupTx[*sql.Tx]{
-		Tx: t,
-		Exec: func(ctx context.Context, stmt string) error {
-			_, err := t.ExecContext(ctx, stmt)
-			return err
-		},
-		Commit:   t.Commit,
-		Rollback: t.Rollback,
-	}, nil
+	return sqlcore.SQLGroupTx(t), nil
 }
 
 // IsBusy reports whether err is PostgreSQL's lock contention, which a new

@@ -50,6 +50,20 @@ type GroupTx[T any] struct {
 	Rollback func() error
 }
 
+// SQLGroupTx is the GroupTx of a database/sql transaction, as both stores
+// begin theirs.
+func SQLGroupTx(t *sql.Tx) *GroupTx[*sql.Tx] {
+	return &GroupTx[*sql.Tx]{
+		Tx: t,
+		Exec: func(ctx context.Context, stmt string) error {
+			_, err := t.ExecContext(ctx, stmt)
+			return err
+		},
+		Commit:   t.Commit,
+		Rollback: t.Rollback,
+	}
+}
+
 // Group batches the write transactions of one store. The zero value is
 // not usable: set Begin.
 type Group[T any] struct {

@@ -230,15 +230,7 @@ func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], erro
 	if err != nil {
 		return nil, err
 	}
-	return &sqlcore.GroupTx[*sql.Tx]{
-		Tx: t,
-		Exec: func(ctx context.Context, stmt string) error {
-			_, err := t.ExecContext(ctx, stmt)
-			return err
-		},
-		Commit:   t.Commit,
-		Rollback: t.Rollback,
-	}, nil
+	return sqlcore.SQLGroupTx(t), nil
 }
 
 func errClosed() error {
