@@ -76,6 +76,10 @@ func TestLargeResultsAreParked(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Error("the parked pages differ from the structured result")
 	}
+	// The stub previews the text's first 500 characters.
+	if preview := string([]rune(b.String())[:500]); !strings.Contains(stub, "Preview:\n"+preview+"…") {
+		t.Errorf("the stub does not preview the first 500 characters: %.700q", stub)
+	}
 	if code, typ := callErr(t, full, "read_large_result", map[string]any{"id": id, "page": pages + 1}); code != baton.ErrInvalidInput || typ != "page_out_of_range" {
 		t.Errorf("page past the end: %s %s", code, typ)
 	}

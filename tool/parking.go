@@ -129,10 +129,10 @@ func (e *Env) parkText(ctx context.Context, p baton.Principal, tool, text string
 	}
 	id := e.sessionOf(ctx).park(tool, text, e.now())
 	pages := (n + PageChars - 1) / PageChars
-	preview := []rune(text)[:previewChars]
+	preview := runeSlice(text, 0, previewChars)
 	return fmt.Sprintf("[large result parked as %s] %s returned %d characters (%d pages of %d). Preview:\n%s…\n\n"+
 		"Call read_large_result with id %q and page 1 to %d to read it.", id, tool, n, pages, PageChars,
-		string(preview), id, pages)
+		preview, id, pages)
 }
 
 // runeSlice is the n characters of s from character from on.

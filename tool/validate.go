@@ -85,6 +85,20 @@ func invalid(vs []Violation) *baton.Error {
 	return e
 }
 
+// inEnum reports whether v is one of enum's values, compared as printed
+// (a decoded 2 and an enum's 2.0 are one value); strings, the usual case,
+// without printing.
+func inEnum(enum []any, v any) bool {
+	if str, ok := v.(string); ok {
+		for _, e := range enum {
+			if es, ok := e.(string); ok && es == str {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) })
+}
+
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -241,13 +255,34 @@ func plural(n int, word string) string {
 
 // check returns every rule v breaks. It understands the keywords the tool
 // framework emits; TestSchemasUseKnownKeywords keeps it that way.
+//
+// Almost every value checked is valid (every output, and the arguments of
+// well-behaved clients), so check first walks v quickly, stopping at the
+// first broken rule and naming no field; only a value that breaks one is
+// walked again for every violation, in order, each with its field's path.
 func check(s *jsonschema.Schema, path string, v any) []Violation {
+	if len(walk(s, path, v, true)) == 0 {
+		return nil
+	}
+	return walk(s, path, v, false)
+}
+
+// walk is check's walk: with quick, it returns at the first violation
+// and builds no field paths (its violations name the value's root).
+func walk(s *jsonschema.Schema, path string, v any, quick bool) []Violation {
 	if s == nil {
 		return nil
 	}
 	var out []Violation
 	add := func(rule string, limit any, format string, args ...any) {
 		out = append(out, Violation{Field: name(path), Rule: rule, Limit: limit, Message: name(path) + " " + fmt.Sprintf(format, args...)})
+	}
+	// child is the path of a member of v; a quick walk names none.
+	child := func(field string) string {
+		if quick {
+			return path
+		}
+		return join(path, field)
 	}
 	if limit, ok := ObjectLimit(s); ok {
 		if n := serialisedSize(v); n > limit {
@@ -259,7 +294,7 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 		add("type", s.Type, "must be %s %s (got %s)", article(s.Type), s.Type, typeName(v))
 		return out
 	}
-	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) }) {
+	if len(s.Enum) > 0 && !inEnum(s.Enum, v) {
 		vals := make([]string, len(s.Enum))
 		for i, e := range s.Enum {
 			vals[i] = fmt.Sprint(e)
@@ -312,19 +347,44 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 			add("maxItems", *s.MaxItems, "must have at most %s (got %d)", plural(*s.MaxItems, "item"), len(val))
 		}
 		for i, e := range val {
-			out = append(out, check(s.Items, fmt.Sprintf("%s[%d]", name(path), i), e)...)
+			if quick && len(out) > 0 {
+				return out
+			}
+			at := path
+			if !quick {
+				at = fmt.Sprintf("%s[%d]", name(path), i)
+			}
+			out = append(out, walk(s.Items, at, e, quick)...)
 		}
 	case map[string]any:
 		for _, r := range s.Required {
 			if _, ok := val[r]; !ok {
-				out = append(out, Violation{Field: join(path, r), Rule: "required", Message: join(path, r) + " is required"})
+				out = append(out, Violation{Field: child(r), Rule: "required", Message: child(r) + " is required"})
 			}
 		}
-		for _, k := range sortedKeys(val) {
+		keys := func(yield func(string) bool) {
+			if quick { // order matters only for the report
+				for k := range val {
+					if !yield(k) {
+						return
+					}
+				}
+				return
+			}
+			for _, k := range sortedKeys(val) {
+				if !yield(k) {
+					return
+				}
+			}
+		}
+		for k := range keys {
+			if quick && len(out) > 0 {
+				return out
+			}
 			p, known := s.Properties[k]
 			switch {
 			case known:
-				out = append(out, check(p, join(path, k), val[k])...)
+				out = append(out, walk(p, child(k), val[k], quick)...)
 			case s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil:
 				known := make([]string, 0, len(s.Properties))
 				for _, n := range s.PropertyOrder {
@@ -332,15 +392,18 @@ func check(s *jsonschema.Schema, path string, v any) []Violation {
 						known = append(known, n)
 					}
 				}
-				out = append(out, Violation{Field: join(path, echo(k)), Rule: "additionalProperties", Limit: known,
-					Message: fmt.Sprintf("%s is not a known field (known: %s)", join(path, echo(k)), strings.Join(known, ", "))})
+				out = append(out, Violation{Field: child(echo(k)), Rule: "additionalProperties", Limit: known,
+					Message: fmt.Sprintf("%s is not a known field (known: %s)", child(echo(k)), strings.Join(known, ", "))})
 			case s.AdditionalProperties != nil:
-				out = append(out, check(s.AdditionalProperties, join(path, k), val[k])...)
+				out = append(out, walk(s.AdditionalProperties, child(k), val[k], quick)...)
 			}
 		}
 	}
+	if quick && len(out) > 0 {
+		return out
+	}
 	for _, alt := range s.AnyOf {
-		if len(check(alt, path, v)) == 0 {
+		if len(walk(alt, path, v, true)) == 0 {
 			return out
 		}
 	}
