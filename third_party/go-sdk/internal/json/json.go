@@ -62,27 +62,32 @@ func Unmarshal(data []byte, v any) error {
 // nesting of JSON objects and arrays exceeds maxDepth. It is a lightweight pass which
 // tracks '{' and '[' against '}' and ']' while skipping over the contents of strings.
 func checkMaxDepth(data []byte, maxDepth int) error {
-	var (
-		depth    int
-		inString bool
-		escaped  bool
-	)
-	for _, b := range data {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-
-		switch b {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
 		case '"':
-			inString = true
+			// Skip the string at once: its end is the next quote that an
+			// even run of backslashes (an odd one escapes it) precedes.
+			// Strings are most of an MCP message's bytes (a tool result's
+			// text is one), and IndexByte passes over them far faster than
+			// a byte at a time.
+			j := i + 1
+			for {
+				k := bytes.IndexByte(data[j:], '"')
+				if k < 0 {
+					return nil // an unterminated string: the parser reports it
+				}
+				j += k
+				n := 0
+				for b := j - 1; data[b] == '\\'; b-- {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			i = j
 		case '{', '[':
 			depth++
 			if depth > maxDepth {
