@@ -57,8 +57,9 @@ type Options struct {
 	Dashboard     int
 	DashboardPath string
 	// Floors measures, after the run and in the same process, the no-op
-	// go-sdk floor and (on SQLite) the SQLite write floor (floor.go) with
-	// the run's concurrency and duration; HTTP mode only.
+	// go-sdk floor, the replay floor (replay.go) and (on SQLite) the SQLite
+	// write floor (floor.go) with the run's concurrency and duration; HTTP
+	// mode only.
 	Floors bool
 	// Split runs the server in a process of its own pinned to one CPU and
 	// the agents in this process pinned to another, and reports the CPU
@@ -68,6 +69,10 @@ type Options struct {
 	// per second in all (rate.go) instead of each calling again as soon as
 	// its last call returns.
 	Rate float64
+
+	// replay is the file of results a replay floor's server answers with
+	// (replay.go).
+	replay string
 }
 
 // Project is the project every run works in.
@@ -148,7 +153,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if o.Calls > 0 || d <= 0 {
 			d = max(rep.Elapsed, 100*time.Millisecond)
 		}
-		fo := Options{Agents: o.Agents, Duration: d, Binary: o.Binary}
+		fo := Options{Agents: o.Agents, Duration: d, Binary: o.Binary, ReadOnly: o.ReadOnly}
 		noop, err := runHTTP(ctx, fo, KindNoop, cpus)
 		if err != nil {
 			return nil, fmt.Errorf("the no-op floor: %w", err)
@@ -156,6 +161,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Floors = &Floors{NoOp: &NoOpFloor{Sessions: o.Agents, Elapsed: noop.Elapsed, Calls: noop.Calls, Errors: noop.Errors, CPU: noop.CPU}}
 		if s := noop.Tools[noopTool]; s != nil {
 			rep.Floors.NoOp.FirstError = s.FirstError
+		}
+		if rep.Floors.Replay, err = measureReplayFloor(ctx, fo, rep, cpus); err != nil {
+			return nil, fmt.Errorf("the replay floor: %w", err)
 		}
 		// The SQLite floor is the SQLite store's: a PostgreSQL run has none.
 		// In a split run it runs here, pinned to the clients' one CPU, as
@@ -225,7 +233,7 @@ func runStdio(ctx context.Context, o Options) (*Report, error) {
 // with a split plan) and runs the agents against it over Streamable HTTP.
 func runHTTP(ctx context.Context, o Options, kind string, cpus cpuPlan) (rep *Report, err error) {
 	spec := ServeSpec{Kind: kind, Agents: o.Agents, Postgres: o.Postgres, Replicas: o.Replicas, Dashboard: o.Dashboard > 0, Dir: o.Dir,
-		CPU: cpus.server}
+		CPU: cpus.server, Replay: o.replay}
 	var eps endpoints
 	meter := &cpuMeter{}
 	if cpus.server >= 0 {
@@ -347,6 +355,10 @@ type Report struct {
 	Floors *Floors
 	// Dashboard is what the open dashboard pages did (nil without).
 	Dashboard *DashboardStats
+
+	// results are the last successful result of each tool, what the
+	// replay floor answers with.
+	results map[string]*mcp.CallToolResult
 }
 
 // CPU is the CPU time spent over a run's measured window.
@@ -439,6 +451,17 @@ func (r *Report) Print(w io.Writer) {
 			fmt.Fprintln(w)
 			if n.FirstError != "" {
 				fmt.Fprintf(w, "first error of the no-op floor: %s\n", n.FirstError)
+			}
+		}
+		if n := f.Replay; n != nil {
+			fmt.Fprintf(w, "floor, go-sdk answering baton's results: %.0f calls/s (%d sessions, %s, %d errors); baton's calls/s %.1f%% of it", n.Throughput(), n.Sessions,
+				n.Elapsed.Round(time.Millisecond), n.Errors, 100*ratio(r.Throughput(), n.Throughput()))
+			if n.CPU != nil {
+				fmt.Fprintf(w, "; cpu per call %s", n.CPU.describe())
+			}
+			fmt.Fprintln(w)
+			if n.FirstError != "" {
+				fmt.Fprintf(w, "first error of the replay floor: %s\n", n.FirstError)
 			}
 		}
 		if s := f.SQLite; s != nil {
@@ -540,10 +563,13 @@ func drive(ctx context.Context, o Options, mx mix, connect func(context.Context,
 		}
 	}
 	var mu sync.Mutex
-	rep := &Report{Agents: o.Agents, Tools: map[string]*Stats{}, All: &Stats{}}
-	record := func(tool string, d time.Duration, err string) {
+	rep := &Report{Agents: o.Agents, Tools: map[string]*Stats{}, All: &Stats{}, results: map[string]*mcp.CallToolResult{}}
+	record := func(tool string, d time.Duration, err string, res *mcp.CallToolResult) {
 		mu.Lock()
 		defer mu.Unlock()
+		if res != nil {
+			rep.results[tool] = res
+		}
 		s := rep.Tools[tool]
 		if s == nil {
 			s = &Stats{}
@@ -648,9 +674,11 @@ type agent struct {
 	cs         *mcp.ClientSession
 	name, peer string
 	item       string
-	record     func(string, time.Duration, string)
-	mix        mix
-	items      int // seeded items, B-1 to B-items
+	// record counts a call: its tool, latency, error ("" for none) and,
+	// for the replay floor, its result (nil: not one to replay).
+	record func(string, time.Duration, string, *mcp.CallToolResult)
+	mix    mix
+	items  int // seeded items, B-1 to B-items
 
 	// due, in a paced run, is when the next call should have started; its
 	// latency counts from then.
@@ -675,15 +703,20 @@ func (a *agent) call(ctx context.Context, name string, args map[string]any) map[
 	d := time.Since(from)
 	switch {
 	case err != nil:
-		a.record(name, d, err.Error())
+		a.record(name, d, err.Error(), nil)
 		return nil
 	case res.IsError:
 		b, _ := json.Marshal(res.StructuredContent)
-		a.record(name, d, string(b))
+		a.record(name, d, string(b), nil)
 		return nil
 	}
-	a.record(name, d, "")
 	m, _ := res.StructuredContent.(map[string]any)
+	// A claim that found no work is not replayed: agents given it would
+	// skip the steps about their work item, and the mix would change.
+	if name == "claim_next" && m["claimed"] != true {
+		res = nil
+	}
+	a.record(name, d, "", res)
 	return m
 }
 

@@ -117,35 +117,40 @@ func TestReadOnlyMix(t *testing.T) {
 	}
 }
 
-// TestFloors: a run with floors measures both floors with the run's
+// TestFloors: a run with floors measures the floors with the run's
 // agents and duration, without errors, and prints baton's figures as
-// fractions of them.
+// fractions of them; the replay floor answers the same mix, read-only
+// too, with the results baton gave.
 func TestFloors(t *testing.T) {
-	rep, err := bench.Run(context.Background(), bench.Options{Agents: 3, Duration: 500 * time.Millisecond, Floors: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	f := rep.Floors
-	if rep.Errors != 0 || rep.Writes == 0 || rep.Writes >= rep.Calls || f == nil || f.NoOp == nil || f.SQLite == nil {
-		t.Fatalf("report:\n%s", out.String())
-	}
-	if f.NoOp.Calls == 0 || f.NoOp.Errors != 0 || f.NoOp.Sessions != 3 || f.NoOp.Throughput() <= 0 {
-		t.Errorf("no-op floor %+v:\n%s", f.NoOp, out.String())
-	}
-	if f.SQLite.Tx == 0 || f.SQLite.Errors != 0 || f.SQLite.Goroutines != 3 || f.SQLite.Throughput() <= 0 {
-		t.Errorf("SQLite floor %+v:\n%s", f.SQLite, out.String())
-	}
-	// The floors run for the run's duration (the loops stop at it).
-	for _, d := range []time.Duration{f.NoOp.Elapsed, f.SQLite.Elapsed} {
-		if d < 500*time.Millisecond {
-			t.Errorf("a floor ran %s, shorter than the run's 500ms", d)
+	for _, readOnly := range []bool{false, true} {
+		rep, err := bench.Run(context.Background(), bench.Options{Agents: 3, Duration: 500 * time.Millisecond, Floors: true, ReadOnly: readOnly})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, want := range []string{"floor, go-sdk no-op", "floor, SQLite write", "baton's writes/s", "% of it", "cpu per call"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, out.String())
+		var out bytes.Buffer
+		rep.Print(&out)
+		f := rep.Floors
+		if rep.Errors != 0 || rep.Writes == 0 || rep.Writes >= rep.Calls || f == nil || f.NoOp == nil || f.Replay == nil || f.SQLite == nil {
+			t.Fatalf("report (read-only %v):\n%s", readOnly, out.String())
+		}
+		for name, n := range map[string]*bench.NoOpFloor{"no-op": f.NoOp, "replay": f.Replay} {
+			if n.Calls == 0 || n.Errors != 0 || n.Sessions != 3 || n.Throughput() <= 0 {
+				t.Errorf("%s floor (read-only %v) %+v:\n%s", name, readOnly, n, out.String())
+			}
+		}
+		if f.SQLite.Tx == 0 || f.SQLite.Errors != 0 || f.SQLite.Goroutines != 3 || f.SQLite.Throughput() <= 0 {
+			t.Errorf("SQLite floor %+v:\n%s", f.SQLite, out.String())
+		}
+		// The floors run for the run's duration (the loops stop at it).
+		for _, d := range []time.Duration{f.NoOp.Elapsed, f.Replay.Elapsed, f.SQLite.Elapsed} {
+			if d < 500*time.Millisecond {
+				t.Errorf("a floor ran %s, shorter than the run's 500ms", d)
+			}
+		}
+		for _, want := range []string{"floor, go-sdk no-op", "floor, go-sdk answering baton's results", "floor, SQLite write", "baton's writes/s", "% of it", "cpu per call"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("report lacks %q:\n%s", want, out.String())
+			}
 		}
 	}
 }
@@ -220,8 +225,10 @@ func TestSplit(t *testing.T) {
 	if c.Server <= 0 || c.Client <= 0 {
 		t.Errorf("server %s, clients %s of CPU:\n%s", c.Server, c.Client, out.String())
 	}
-	if n := rep.Floors.NoOp; n.CPU == nil || !n.CPU.Split || n.Calls == 0 || n.Errors != 0 {
-		t.Errorf("no-op floor %+v:\n%s", n, out.String())
+	for name, n := range map[string]*bench.NoOpFloor{"no-op": rep.Floors.NoOp, "replay": rep.Floors.Replay} {
+		if n == nil || n.CPU == nil || !n.CPU.Split || n.Calls == 0 || n.Errors != 0 {
+			t.Errorf("%s floor %+v:\n%s", name, n, out.String())
+		}
 	}
 	if !strings.Contains(out.String(), "server ") || !strings.Contains(out.String(), "clients ") {
 		t.Errorf("report lacks the split CPU:\n%s", out.String())

@@ -21,7 +21,10 @@ import (
 
 // Floors are the floors measured beside a run.
 type Floors struct {
-	NoOp   *NoOpFloor
+	NoOp *NoOpFloor
+	// Replay is the go-sdk answering each tool with a result baton gave
+	// in the run (replay.go); it is a NoOpFloor in all but its answers.
+	Replay *NoOpFloor
 	SQLite *SQLiteFloor
 }
 

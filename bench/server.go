@@ -44,6 +44,9 @@ const ServeEnv = "BATON_BENCH_SERVE"
 const (
 	KindBaton = "baton" // baton's bench server
 	KindNoop  = "noop"  // the no-op floor: go-sdk with one tool that does nothing
+	// KindReplay is the replay floor: go-sdk answering each tool with a
+	// result recorded from baton (replay.go).
+	KindReplay = "replay"
 )
 
 // ServeSpec is what a server of a run serves.
@@ -58,6 +61,9 @@ type ServeSpec struct {
 	Dir string `json:"dir,omitempty"`
 	// CPU is the CPU a server process pins itself to; -1 none.
 	CPU int `json:"cpu"`
+	// Replay is the file of results the replay floor's server answers
+	// with (KindReplay).
+	Replay string `json:"replay,omitempty"`
 }
 
 // endpoints are where a server listens: one MCP URL and one base URL per
@@ -88,8 +94,15 @@ func startServer(ctx context.Context, spec ServeSpec) (srv *server, err error) {
 			srv.close()
 		}
 	}()
-	if spec.Kind == KindNoop {
+	switch spec.Kind {
+	case KindNoop:
 		return srv, srv.listen(noopHandler())
+	case KindReplay:
+		h, err := replayHandler(spec.Replay)
+		if err != nil {
+			return nil, err
+		}
+		return srv, srv.listen(h)
 	}
 	if spec.Kind != KindBaton {
 		return nil, fmt.Errorf("unknown server kind %q", spec.Kind)
