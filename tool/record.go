@@ -217,6 +217,15 @@ func (m *itemMemo) CreateItem(ctx context.Context, it *baton.Item) error {
 	return err
 }
 
+// ClaimNext remembers the claimed item's project.
+func (m *itemMemo) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilter, ttl time.Duration, now time.Time) (*baton.Claim, *baton.Item, error) {
+	cl, it, err := m.Tx.ClaimNext(ctx, holder, f, ttl, now)
+	if err == nil && it != nil {
+		m.remember(it.ID, it.Project)
+	}
+	return cl, it, err
+}
+
 // MoveItem forgets every item remembered: the item and its children are
 // in another project now, under other ids.
 func (m *itemMemo) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, error) {

@@ -141,7 +141,8 @@ func TestRecordUsesOneEncoding(t *testing.T) {
 
 // TestEventProjectOfSubject: a call's event joins its subject's project
 // whether the call created the item (remembered), moved it (forgotten:
-// the move changed its project) or never read it (read for the event).
+// the move changed its project), never read it (read for the event) or
+// claimed it (remembered).
 func TestEventProjectOfSubject(t *testing.T) {
 	k := testkit.New(t)
 	ctx := context.Background()
@@ -176,6 +177,16 @@ func TestEventProjectOfSubject(t *testing.T) {
 	call(`{"task_id":"` + created + `","text":"untouched"}`)
 	if e := lastEvent(t, k, "other"); e.Subject != created || !json.Valid(e.Data) {
 		t.Errorf("the event of a call that never read its item is %q in other, want %q", e.Subject, created)
+	}
+
+	// A claim remembers the item it claimed: its event joins that item's
+	// project, not the session's.
+	ready := k.StoreItem(&baton.Item{Project: "other", Title: "ready"})
+	if got := k.OK("claim_next", map[string]any{"project": "other"}); got["item_id"] != ready {
+		t.Fatalf("claim_next in other: %v, want %s", got, ready)
+	}
+	if e := lastEvent(t, k, "other"); e.Subject != ready {
+		t.Errorf("the claim's event is %s %q in other, want %q", e.Type, e.Subject, ready)
 	}
 }
 
