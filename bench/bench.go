@@ -165,13 +165,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if rep.Floors.Replay, err = measureReplayFloor(ctx, fo, rep, cpus); err != nil {
 			return nil, fmt.Errorf("the replay floor: %w", err)
 		}
-		// The SQLite floor is the SQLite store's: a PostgreSQL run has none.
-		// In a split run it runs here, pinned to the clients' one CPU, as
-		// the server ran on its one CPU.
+		// The write floor is the run's store's. In a split run it runs
+		// here, pinned to the clients' one CPU, as the server ran on its
+		// one CPU (PostgreSQL's backends run where they always do).
 		if o.Postgres == "" {
 			if rep.Floors.SQLite, err = measureSQLiteFloor(ctx, o.Agents, d); err != nil {
 				return nil, fmt.Errorf("the SQLite floor: %w", err)
 			}
+		} else if rep.Floors.Postgres, err = measurePostgresFloor(ctx, o.Postgres, o.Agents, d); err != nil {
+			return nil, fmt.Errorf("the PostgreSQL floor: %w", err)
 		}
 	}
 	return rep, nil
@@ -464,11 +466,16 @@ func (r *Report) Print(w io.Writer) {
 				fmt.Fprintf(w, "first error of the replay floor: %s\n", n.FirstError)
 			}
 		}
-		if s := f.SQLite; s != nil {
-			fmt.Fprintf(w, "floor, SQLite write: %.0f tx/s (%d goroutines, %s, %d errors); baton's writes/s %.1f%% of it\n", s.Throughput(), s.Goroutines,
-				s.Elapsed.Round(time.Millisecond), s.Errors, 100*ratio(r.WriteThroughput(), s.Throughput()))
-			if s.FirstError != "" {
-				fmt.Fprintf(w, "first error of the SQLite floor: %s\n", s.FirstError)
+		for _, wf := range []struct {
+			name string
+			f    *WriteFloor
+		}{{"SQLite", f.SQLite}, {"PostgreSQL", f.Postgres}} {
+			if s := wf.f; s != nil {
+				fmt.Fprintf(w, "floor, %s write: %.0f tx/s (%d goroutines, one writer at a time, %s, %d errors); baton's writes/s %.1f%% of it\n", wf.name,
+					s.Throughput(), s.Goroutines, s.Elapsed.Round(time.Millisecond), s.Errors, 100*ratio(r.WriteThroughput(), s.Throughput()))
+				if s.FirstError != "" {
+					fmt.Fprintf(w, "first error of the %s floor: %s\n", wf.name, s.FirstError)
+				}
 			}
 		}
 	}

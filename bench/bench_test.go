@@ -3,6 +3,8 @@ package bench_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -304,5 +306,42 @@ func TestReplicas(t *testing.T) {
 	rep.Print(&out)
 	if rep.Errors != 0 || rep.Replicas != 2 || rep.Calls == 0 || !strings.Contains(out.String(), "on 2 servers") {
 		t.Fatalf("report:\n%s", out.String())
+	}
+}
+
+// TestPostgresFloor: a PostgreSQL run's write floor is PostgreSQL's,
+// measured on a scratch schema that is dropped afterwards; it has no
+// SQLite floor.
+func TestPostgresFloor(t *testing.T) {
+	url := os.Getenv("BATON_TEST_POSTGRES_URL")
+	if url == "" {
+		t.Skip("BATON_TEST_POSTGRES_URL is not set")
+	}
+	schemas := func() int {
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bench_floor_%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := schemas()
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 3, Duration: 500 * time.Millisecond, Postgres: url, Floors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	f := rep.Floors
+	if rep.Errors != 0 || f == nil || f.SQLite != nil || f.Postgres == nil || f.Postgres.Tx == 0 || f.Postgres.Errors != 0 ||
+		f.Postgres.Goroutines != 3 || f.Postgres.Elapsed < 500*time.Millisecond || !strings.Contains(out.String(), "floor, PostgreSQL write") {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	if after := schemas(); after != before {
+		t.Errorf("%d floor schemas before the run, %d after", before, after)
 	}
 }

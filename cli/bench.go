@@ -27,7 +27,8 @@ func (a *App) benchCmd() *cobra.Command {
 			"In the same run it measures the floors under baton with the same agents and duration: no-op calls\n" +
 			"through the MCP SDK over loopback HTTP; the same mix against an SDK server that answers each tool at\n" +
 			"once with the last result baton gave for it (the SDK's, HTTP's and the agents' own cost for results of\n" +
-			"baton's sizes); and small SQLite write transactions with the store's driver and settings. Baton's\n" +
+			"baton's sizes); and small write transactions with the store's driver and settings (on PostgreSQL one\n" +
+			"writer at a time, under an advisory lock, as baton's writers are). Baton's\n" +
 			"calls/s and writes/s are printed as fractions of them (--floors=false skips them).\n" +
 			"--split runs the server in a process of its own pinned to one CPU and the agents on another, and\n" +
 			"reports the CPU time each side spends per call (Linux, two CPUs). --rate N offers N calls/s in all,\n" +
@@ -96,7 +97,7 @@ func (a *App) benchCmd() *cobra.Command {
 	f.IntVar(&o.Replicas, "replicas", 1, "with --postgres: this many baton servers on the one schema, the agents dealt out to them")
 	f.IntVar(&o.Dashboard, "dashboard", 0, "keep this many live dashboard pages open during the run")
 	f.StringVar(&o.DashboardPath, "dashboard-page", "/", "the dashboard page they show (/, /board, /agents, ...)")
-	f.BoolVar(&o.Floors, "floors", true, "also measure the go-sdk no-op, replay and SQLite write floors, same agents and duration (HTTP runs)")
+	f.BoolVar(&o.Floors, "floors", true, "also measure the go-sdk no-op, replay and store write floors, same agents and duration (HTTP runs)")
 	f.BoolVar(&o.Split, "split", false, "server and agents in separate processes pinned to separate CPUs; report CPU per call (Linux)")
 	f.Float64Var(&o.Rate, "rate", 0, "offer this many calls/s in all, open-loop, latency counted from each call's due time (0: closed-loop)")
 	f.BoolVar(&serveOnly, "serve-only", false, "serve as the server process of a --split run")
