@@ -551,6 +551,18 @@ const (
 	mixNoop            // the no-op floor's one tool
 )
 
+// tools are the tools a mix's agents call (set_status, as each reports
+// in, included): what the replay floor's server must know.
+func (m mix) tools() []string {
+	switch m {
+	case mixRead:
+		return []string{"set_status", "get_issue", "get_issue_status", "task_list", "search_learnings", "list_threads", "list_agents"}
+	case mixNoop:
+		return []string{noopTool}
+	}
+	return []string{"set_status", "claim_next", "get_issue", "add_finding", "send_message", "read_messages", "search_learnings", "update_issue_status"}
+}
+
 func mixOf(o Options) mix {
 	if o.ReadOnly {
 		return mixRead

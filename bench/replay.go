@@ -38,7 +38,7 @@ func measureReplayFloor(ctx context.Context, o Options, run *Report, cpus cpuPla
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if o.replay, err = writeReplay(filepath.Join(dir, "results.json"), run.results); err != nil {
+	if o.replay, err = writeReplay(filepath.Join(dir, "results.json"), mixOf(o).tools(), run.results); err != nil {
 		return nil, err
 	}
 	rep, err := runHTTP(ctx, o, KindReplay, cpus)
@@ -60,14 +60,21 @@ func measureReplayFloor(ctx context.Context, o Options, run *Report, cpus cpuPla
 	return f, nil
 }
 
-// writeReplay writes the results, as the replay server reads them, to
-// path, and returns it.
-func writeReplay(path string, results map[string]*mcp.CallToolResult) (string, error) {
+// writeReplay writes a result for each of the tools, as the replay server
+// reads them, to path, and returns it. A tool the run has no result of
+// (one too short to call it, or to succeed) answers an empty object: less
+// than baton would, which only raises the floor.
+func writeReplay(path string, tools []string, results map[string]*mcp.CallToolResult) (string, error) {
 	if len(results) == 0 {
 		return "", errors.New("the run has no result to replay")
 	}
-	out := make(map[string]replayed, len(results))
-	for name, res := range results {
+	out := make(map[string]replayed, len(tools))
+	for _, name := range tools {
+		res, ok := results[name]
+		if !ok {
+			out[name] = replayed{Text: "{}", Structured: json.RawMessage("{}")}
+			continue
+		}
 		var r replayed
 		for _, c := range res.Content {
 			if t, ok := c.(*mcp.TextContent); ok {

@@ -20,7 +20,7 @@ func TestReplayAnswersRecordedResults(t *testing.T) {
 		"list_agents": {Content: []mcp.Content{&mcp.TextContent{Text: "2 agents"}},
 			StructuredContent: map[string]any{"agents": []any{map[string]any{"agent_id": "a"}, map[string]any{"agent_id": "b"}}, "count": 2.0}},
 	}
-	path, err := writeReplay(filepath.Join(t.TempDir(), "results.json"), recorded)
+	path, err := writeReplay(filepath.Join(t.TempDir(), "results.json"), []string{"get_issue", "list_agents", "list_threads"}, recorded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +46,17 @@ func TestReplayAnswersRecordedResults(t *testing.T) {
 			t.Errorf("%s answered %s %v, recorded %s %v", name, g, got.Content, w, want.Content)
 		}
 	}
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "claim_next"}); err == nil {
-		t.Error("a tool the run never called answered")
+	// A tool of the mix the run has no result of answers an empty object;
+	// a tool outside the mix is unknown.
+	if got, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_threads"}); err != nil || got.IsError {
+		t.Errorf("list_threads, never recorded: %v %v", err, got)
+	} else if g, _ := json.Marshal(got.StructuredContent); string(g) != "{}" {
+		t.Errorf("list_threads, never recorded, answered %s", g)
 	}
-	if _, err := writeReplay(filepath.Join(t.TempDir(), "none.json"), nil); err == nil {
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "claim_next"}); err == nil {
+		t.Error("a tool outside the mix answered")
+	}
+	if _, err := writeReplay(filepath.Join(t.TempDir(), "none.json"), []string{"get_issue"}, nil); err == nil {
 		t.Error("a run without results wrote a replay")
 	}
 }
