@@ -429,6 +429,11 @@ func (dialect) NoLimit() any { return nil }
 // once for any count.
 func (dialect) LimitArg() string { return "?" }
 
+// LabelsOf aggregates with json_agg, ordered; no row gives "[]".
+func (dialect) LabelsOf(idExpr string) string {
+	return `(SELECT COALESCE(json_agg(label ORDER BY position), '[]')::text FROM item_labels WHERE item_id = ` + idExpr + `)`
+}
+
 // ByteOrder collates expr as "C": byte order, as SQLite's BINARY, whatever
 // the database's locale.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }

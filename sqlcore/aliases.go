@@ -3,7 +3,9 @@ package sqlcore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/baton-dev/baton"
 )
@@ -36,7 +38,7 @@ func (t *Tx) addAlias(ctx context.Context, oldID, newID string) error {
 // (Alias), with its claim lapsed as of now and its labels; an unknown id is
 // ERR_TASK_NOT_FOUND. Both stores share it.
 func (t *Tx) Item(ctx context.Context, id string) (*baton.Item, error) {
-	it, err := ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+ItemColumns+` FROM items WHERE id = ?`, id))
+	it, err := t.itemWithLapse(ctx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		cur, aerr := t.Alias(ctx, id)
 		if aerr != nil {
@@ -45,13 +47,30 @@ func (t *Tx) Item(ctx context.Context, id string) (*baton.Item, error) {
 		if cur == "" {
 			return nil, baton.TaskNotFound(id)
 		}
-		it, err = ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+ItemColumns+` FROM items WHERE id = ?`, cur))
+		it, err = t.itemWithLapse(ctx, cur)
 	}
+	return it, err
+}
+
+// itemWithLapse reads the item id as Lapse leaves it, with its labels (as
+// LoadLabels sets them), in one statement: the holder of a lapsed claim
+// that moved it from todo and the labels come with the row.
+func (t *Tx) itemWithLapse(ctx context.Context, id string) (*baton.Item, error) {
+	var holder sql.NullString
+	var labels string
+	it, err := ScanItem(t.Q.QueryRowContext(ctx, `SELECT `+ItemColumns+`, (SELECT holder FROM claims k
+		WHERE k.item_id = items.id AND k.prev_status = 'todo' AND k.expires_at <= ?), `+t.D.LabelsOf("items.id")+`
+		FROM items WHERE id = ?`, MS(t.Now()), id), &holder, &labels)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.Lapse(ctx, []*baton.Item{it}); err != nil {
-		return nil, err
+	if holder.Valid {
+		lapse(it, holder.String)
 	}
-	return it, t.LoadLabels(ctx, []*baton.Item{it})
+	if labels != "[]" {
+		if err := json.Unmarshal([]byte(labels), &it.Labels); err != nil {
+			return nil, fmt.Errorf("the labels of %s: %w", it.ID, err)
+		}
+	}
+	return it, nil
 }

@@ -429,13 +429,22 @@ func (t *Tx) Lapse(ctx context.Context, items []*baton.Item) error {
 		if err := rows.Scan(&id, &holder); err != nil {
 			return err
 		}
-		it := byID[id]
-		it.Status = baton.StatusTodo
-		if it.Assignee == holder {
-			it.Assignee = ""
-		}
+		lapse(byID[id], holder)
 	}
 	return rows.Err()
+}
+
+// lapse shows it as its lapsed claim by holder leaves it, when that claim
+// had moved it from todo to in_progress: back in todo, no longer assigned
+// to the holder.
+func lapse(it *baton.Item, holder string) {
+	if it.Status != baton.StatusInProgress {
+		return
+	}
+	it.Status = baton.StatusTodo
+	if it.Assignee == holder {
+		it.Assignee = ""
+	}
 }
 
 // Activity checks an item exists and renews agent's active claim on it:

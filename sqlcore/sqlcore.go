@@ -45,6 +45,10 @@ type Dialect interface {
 	// statement to be prepared again at every bind, which undoes keeping
 	// statements prepared; it does not look through a unary plus.
 	LimitArg() string
+	// LabelsOf is a scalar subquery of the labels of the item whose id is
+	// idExpr, in their order, as the text of a JSON array ("[]" for none):
+	// one item's row and its labels in one statement.
+	LabelsOf(idExpr string) string
 	// ByteOrder is expr collated by bytes, for an ORDER BY on text that
 	// must come out the same on both (SQLite's default BINARY collation,
 	// PostgreSQL's "C"; SQLite knows no collation named "C").

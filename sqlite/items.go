@@ -58,6 +58,11 @@ func (dialect) LimitArg() string { return limitArg }
 // expression read at run time, as every SQLite before did.
 const limitArg = "+?"
 
+// LabelsOf aggregates with json_group_array, ordered (SQLite 3.44+).
+func (dialect) LabelsOf(idExpr string) string {
+	return `(SELECT json_group_array(label ORDER BY position) FROM item_labels WHERE item_id = ` + idExpr + `)`
+}
+
 // ByteOrder is expr under SQLite's BINARY collation, which compares bytes.
 // It is the default, but a column declared COLLATE NOCASE (agents.name)
 // would otherwise order by its own collation.
