@@ -444,26 +444,22 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "cpu per call: %s\n", c.describe())
 	}
 	if f := r.Floors; f != nil {
-		if n := f.NoOp; n != nil {
-			fmt.Fprintf(w, "floor, go-sdk no-op: %.0f calls/s (%d sessions, %s, %d errors); baton's calls/s %.1f%% of it", n.Throughput(), n.Sessions,
+		for _, cf := range []struct {
+			name, what string
+			f          *NoOpFloor
+		}{{"no-op", "go-sdk no-op", f.NoOp}, {"replay", "go-sdk answering baton's results", f.Replay}} {
+			n := cf.f
+			if n == nil {
+				continue
+			}
+			fmt.Fprintf(w, "floor, %s: %.0f calls/s (%d sessions, %s, %d errors); baton's calls/s %.1f%% of it", cf.what, n.Throughput(), n.Sessions,
 				n.Elapsed.Round(time.Millisecond), n.Errors, 100*ratio(r.Throughput(), n.Throughput()))
 			if n.CPU != nil {
 				fmt.Fprintf(w, "; cpu per call %s", n.CPU.describe())
 			}
 			fmt.Fprintln(w)
 			if n.FirstError != "" {
-				fmt.Fprintf(w, "first error of the no-op floor: %s\n", n.FirstError)
-			}
-		}
-		if n := f.Replay; n != nil {
-			fmt.Fprintf(w, "floor, go-sdk answering baton's results: %.0f calls/s (%d sessions, %s, %d errors); baton's calls/s %.1f%% of it", n.Throughput(), n.Sessions,
-				n.Elapsed.Round(time.Millisecond), n.Errors, 100*ratio(r.Throughput(), n.Throughput()))
-			if n.CPU != nil {
-				fmt.Fprintf(w, "; cpu per call %s", n.CPU.describe())
-			}
-			fmt.Fprintln(w)
-			if n.FirstError != "" {
-				fmt.Fprintf(w, "first error of the replay floor: %s\n", n.FirstError)
+				fmt.Fprintf(w, "first error of the %s floor: %s\n", cf.name, n.FirstError)
 			}
 		}
 		for _, wf := range []struct {
