@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +15,8 @@ import (
 )
 
 // The replay floor is the no-op floor with baton's answers: a bare go-sdk
-// server that has a tool of each name the run called and answers it, at
-// once, with the last result baton gave for it in the run (its text and
+// server that has each tool of the run's mix and answers it, at once,
+// with the last result baton gave for it in the run (its text and
 // structuredContent, byte for byte), while the same agents run the same
 // mix against it. What it costs per call is what the SDK, HTTP and the
 // agents' own client cost for results of baton's sizes (list_agents
@@ -46,13 +47,7 @@ func measureReplayFloor(ctx context.Context, o Options, run *Report, cpus cpuPla
 		return nil, err
 	}
 	f := &NoOpFloor{Sessions: o.Agents, Elapsed: rep.Elapsed, Calls: rep.Calls, Errors: rep.Errors, CPU: rep.CPU}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range rep.Tools {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(rep.Tools)) {
 		if e := rep.Tools[name].FirstError; e != "" && f.FirstError == "" {
 			f.FirstError = name + ": " + e
 		}
@@ -97,8 +92,8 @@ func writeReplay(path string, tools []string, results map[string]*mcp.CallToolRe
 }
 
 // replayHandler is the replay floor's server: the go-sdk's Streamable
-// HTTP handler with the options of the no-op floor's, and a tool of each
-// recorded name that answers with its recorded result.
+// HTTP handler with the options of the no-op floor's, and each tool of
+// the file, answering with its result there.
 func replayHandler(path string) (http.Handler, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
