@@ -57,8 +57,8 @@ type Options struct {
 	Dashboard     int
 	DashboardPath string
 	// Floors measures, after the run and in the same process, the no-op
-	// go-sdk floor, the replay floor (replay.go) and (on SQLite) the SQLite
-	// write floor (floor.go) with the run's concurrency and duration; HTTP
+	// go-sdk floor, the replay floor (replay.go) and the write floor of the
+	// run's store (floor.go) with the run's concurrency and duration; HTTP
 	// mode only.
 	Floors bool
 	// Split runs the server in a process of its own pinned to one CPU and
