@@ -6,8 +6,6 @@ package bench
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,9 +194,7 @@ func runStdio(ctx context.Context, o Options) (*Report, error) {
 	dbPath := filepath.Join(dir, "bench.db")
 	var store baton.Store
 	if o.Postgres != "" {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		schema := "bench_" + hex.EncodeToString(b[:])
+		schema := scratchSchema("bench_")
 		ps, err := postgres.Open(ctx, o.Postgres, postgres.Options{Schema: schema, MaxConns: 32})
 		if err != nil {
 			return nil, err

@@ -128,9 +128,7 @@ func measureSQLiteFloor(ctx context.Context, goroutines int, d time.Duration) (*
 // store's writers do: what PostgreSQL and the round trips to it allow
 // baton-shaped writes, one at a time, on this machine.
 func measurePostgresFloor(ctx context.Context, dsn string, goroutines int, d time.Duration) (_ *WriteFloor, err error) {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "bench_floor_" + hex.EncodeToString(b[:])
+	schema := scratchSchema("bench_floor_")
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
@@ -158,6 +156,14 @@ func measurePostgresFloor(ctx context.Context, dsn string, goroutines int, d tim
 		return nil, fmt.Errorf("the PostgreSQL floor's schema: %w", err)
 	}
 	return measureWriteFloor(ctx, db, floorDB{postgres: true}, goroutines, d)
+}
+
+// scratchSchema is a fresh PostgreSQL schema name starting with prefix,
+// for a run's tables (dropped after it).
+func scratchSchema(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
 }
 
 // floorDB is what differs between the write floors' databases.

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,9 +118,7 @@ func startServer(ctx context.Context, spec ServeSpec) (srv *server, err error) {
 	}
 	stores := make([]baton.Store, 0, replicas)
 	if spec.Postgres != "" {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		schema := "bench_" + hex.EncodeToString(b[:])
+		schema := scratchSchema("bench_")
 		srv.closers = append(srv.closers, func() { postgres.DropSchema(context.WithoutCancel(ctx), spec.Postgres, schema) })
 		// The replicas share the server's connections: 32 in all, as one
 		// replica alone has, keeps several within max_connections.
