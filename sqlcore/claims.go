@@ -152,15 +152,14 @@ func (t *Tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration
 
 func (t *Tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now time.Time) (*baton.Claim, error) {
 	until := now.Add(ttl)
-	if MS(until) == MS(c.ExpiresAt) {
-		// Renewed to this instant already, in this transaction: a call
-		// that changes an item and records why (update_issue_status and
-		// its comment) renews twice at one time. The row holds it.
-		c.ExpiresAt = until
-		return c, nil
+	// A claim renewed to this instant already, in this transaction (a
+	// call that changes an item and records why, update_issue_status and
+	// its comment, renews twice at one time), is not written again.
+	var err error
+	if MS(until) != MS(c.ExpiresAt) {
+		_, err = t.Q.ExecContext(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ?`, MS(until), c.ItemID)
 	}
 	c.ExpiresAt = until
-	_, err := t.Q.ExecContext(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ?`, MS(c.ExpiresAt), c.ItemID)
 	return c, err
 }
 
