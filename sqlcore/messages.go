@@ -104,7 +104,17 @@ func (t *Tx) ReadMessages(ctx context.Context, reader string, f baton.MessageFil
 	var where []string
 	var args []any
 	if f.Project != "" {
-		where, args = append(where, "project = ?"), append(args, f.Project)
+		// With a narrower condition beside it, the project is checked on
+		// the rows that condition's index finds, never walked itself: a
+		// planner without statistics (SQLite's, until ANALYZE, which baton
+		// never runs) takes every equality as equally selective and would
+		// otherwise walk the whole project newest first, testing each row.
+		// "|| ''" keeps an index from serving the term, on both stores.
+		col := "project"
+		if f.AgentID != "" || f.ThreadID != "" || f.To != "" || f.PendingTo != "" {
+			col = "project || ''"
+		}
+		where, args = append(where, col+" = ?"), append(args, f.Project)
 	}
 	if f.ThreadID != "" {
 		where, args = append(where, "thread_id = ?"), append(args, f.ThreadID)
