@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -289,6 +290,12 @@ func (h *httpHandler) stream(next http.Handler) http.Handler {
 // hasMethod reports whether the JSON-RPC message (or batch) body holds a
 // request for method.
 func hasMethod(body []byte, method string) bool {
+	// A JSON string equal to method holds its bytes as they are, or an
+	// escape: a body with neither has no such request, and most bodies
+	// (tool calls) are answered here without decoding them.
+	if !bytes.Contains(body, []byte(method)) && bytes.IndexByte(body, '\\') < 0 {
+		return false
+	}
 	type msg struct {
 		Method string `json:"method"`
 	}

@@ -1,0 +1,51 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzHasMethod holds hasMethod's shortcut (a body with neither the
+// method's bytes nor a backslash is not decoded) to decoding every body:
+// an escaped method name ("subscriptions\/listen", "\u0073...") is still
+// found, so a listen request cannot dodge the stream cap by escaping it.
+// go test -fuzz FuzzHasMethod ./mcpserver explores further.
+func FuzzHasMethod(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions\/listen","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"\u0073ubscriptions/listen"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call"},{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen"}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"q":"subscriptions/listen"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_message","arguments":{"body":"a\nb"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, `{"method":"initialize"`, `not json`, ``,
+	} {
+		f.Add([]byte(s), "subscriptions/listen")
+		f.Add([]byte(s), "initialize")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, method string) {
+		if got, want := hasMethod(body, method), decodedHasMethod(body, method); got != want {
+			t.Fatalf("hasMethod(%q, %q) = %v, decoding says %v", body, method, got, want)
+		}
+	})
+}
+
+// decodedHasMethod is hasMethod without its shortcut.
+func decodedHasMethod(body []byte, method string) bool {
+	type msg struct {
+		Method string `json:"method"`
+	}
+	var one msg
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == method
+	}
+	var batch []msg
+	if json.Unmarshal(body, &batch) == nil {
+		for _, m := range batch {
+			if m.Method == method {
+				return true
+			}
+		}
+	}
+	return false
+}
