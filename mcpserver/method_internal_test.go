@@ -49,3 +49,23 @@ func decodedHasMethod(body []byte, method string) bool {
 	}
 	return false
 }
+
+// BenchmarkHasMethod: the check every sessionless POST makes, on a tool
+// call's body.
+func BenchmarkHasMethod(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"_meta":{"protocolVersion":"2026-07-28",` +
+		`"clientCapabilities":{},"clientInfo":{"name":"bench","version":"1"}},"name":"add_finding","arguments":` +
+		`{"issue_id":"B-12","category":"test_result","summary":"all tests pass","details":"go test ./... passed in 41 s"}}}`)
+	for _, fn := range []struct {
+		name string
+		f    func([]byte, string) bool
+	}{{"decoded", decodedHasMethod}, {"hasMethod", hasMethod}} {
+		b.Run(fn.name, func(b *testing.B) {
+			for b.Loop() {
+				if fn.f(body, "subscriptions/listen") {
+					b.Fatal("a tool call is not a listen request")
+				}
+			}
+		})
+	}
+}
