@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -69,6 +70,40 @@ type App struct {
 	bus                          *events.Bus
 	pluginConfig                 string      // --config: the plugin file (cli/plugins.go)
 	plugins                      *plugin.Set // connected plugins, closed when baton ends
+	// background is the work a serving command leaves running beside its
+	// sessions (presence heartbeats, the event watch, PostgreSQL's
+	// listener). It reads the store, so Run ends it, and waits for it,
+	// before closing the store: a read that began after the close would
+	// open the database again.
+	background struct {
+		stop func()
+		wg   sync.WaitGroup
+	}
+}
+
+// goBackground runs fn until the command ends (Run's stopBackground).
+func (a *App) goBackground(ctx context.Context, fn func(context.Context)) {
+	ctx, cancel := context.WithCancel(ctx)
+	prev := a.background.stop
+	a.background.stop = func() {
+		cancel()
+		if prev != nil {
+			prev()
+		}
+	}
+	a.background.wg.Add(1)
+	go func() {
+		defer a.background.wg.Done()
+		fn(ctx)
+	}()
+}
+
+// stopBackground ends what goBackground started and waits for it.
+func (a *App) stopBackground() {
+	if a.background.stop != nil {
+		a.background.stop()
+	}
+	a.background.wg.Wait()
 }
 
 // Run executes baton with args and returns the process exit code.
@@ -88,6 +123,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	root := a.root(args...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	a.stopBackground()
 	if cerr := a.plugins.Close(); cerr != nil {
 		fmt.Fprintln(a.Stderr, "baton: closing plugins:", cerr)
 	}

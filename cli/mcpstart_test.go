@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,30 @@ func TestMCPAnswersWhileTheDatabaseOpens(t *testing.T) {
 	inW.Close()
 	if c := <-code; c != 0 {
 		t.Fatalf("exit %d: %s", c, errb.String())
+	}
+}
+
+// TestMCPStopsItsBackgroundWork: `baton mcp` ends its presence heartbeat
+// and event watch before it closes the database. Left running, they read
+// the store after the close and open the database file again (its -wal
+// and -shm appeared after the command had returned).
+func TestMCPStopsItsBackgroundWork(t *testing.T) {
+	env := newDB(t)
+	running := func() int {
+		buf := make([]byte, 1<<22)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		return strings.Count(stacks, "mcpserver.(*Factory).Heartbeat(") + strings.Count(stacks, "mcpserver.(*Factory).Watch(")
+	}
+	before := running()
+	if r := baton(t, env, "mcp", "--agent", "a"); r.code != 0 {
+		t.Fatalf("baton mcp: %+v", r)
+	}
+	if after := running(); after > before {
+		t.Errorf("%d heartbeat and watch goroutines still run after baton mcp returned (%d before)", after, before)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(env["BATON_DB"] + suffix); err == nil {
+			t.Errorf("%s%s exists after baton mcp returned: the database is still open", env["BATON_DB"], suffix)
+		}
 	}
 }

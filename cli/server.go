@@ -284,12 +284,12 @@ func (a *App) serving(ctx context.Context, toolsets []string, readOnly, backgrou
 	if ps, ok := env.Store.(*postgres.Store); ok {
 		// Other replicas' changes wake this one's subscribers too.
 		env.BusHearsAll = true
-		go ps.Listen(ctx, env.Bus.Publish, env.Log)
+		a.goBackground(ctx, func(ctx context.Context) { ps.Listen(ctx, env.Bus.Publish, env.Log) })
 	}
 	f := mcpserver.NewFactory(reg, env, a.Version)
 	f.Log = env.Log
-	go f.Heartbeat(ctx)
-	go f.Watch(ctx)
+	a.goBackground(ctx, f.Heartbeat)
+	a.goBackground(ctx, f.Watch)
 	return f, nil
 }
 
@@ -450,7 +450,7 @@ func (a *App) serveCmd() *cobra.Command {
 			} else {
 				cps := a.checkpointer(f.Env.Store, key, auditCfg)
 				cps.Log = f.Env.Log
-				go cps.Run(reapCtx)
+				a.goBackground(reapCtx, cps.Run)
 			}
 			dispatched := make(chan struct{})
 			if dispatching {
