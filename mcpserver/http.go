@@ -296,6 +296,11 @@ func hasMethod(body []byte, method string) bool {
 	if !bytes.Contains(body, []byte(method)) && bytes.IndexByte(body, '\\') < 0 {
 		return false
 	}
+	return decodedHasMethod(body, method)
+}
+
+// decodedHasMethod is hasMethod by decoding the body, a message or a batch.
+func decodedHasMethod(body []byte, method string) bool {
 	type msg struct {
 		Method string `json:"method"`
 	}

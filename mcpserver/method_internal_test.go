@@ -1,9 +1,6 @@
 package mcpserver
 
-import (
-	"encoding/json"
-	"testing"
-)
+import "testing"
 
 // FuzzHasMethod holds hasMethod's shortcut (a body with neither the
 // method's bytes nor a backslash is not decoded) to decoding every body:
@@ -28,26 +25,6 @@ func FuzzHasMethod(f *testing.F) {
 			t.Fatalf("hasMethod(%q, %q) = %v, decoding says %v", body, method, got, want)
 		}
 	})
-}
-
-// decodedHasMethod is hasMethod without its shortcut.
-func decodedHasMethod(body []byte, method string) bool {
-	type msg struct {
-		Method string `json:"method"`
-	}
-	var one msg
-	if json.Unmarshal(body, &one) == nil {
-		return one.Method == method
-	}
-	var batch []msg
-	if json.Unmarshal(body, &batch) == nil {
-		for _, m := range batch {
-			if m.Method == method {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // BenchmarkHasMethod: the check every sessionless POST makes, on a tool
