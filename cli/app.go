@@ -76,21 +76,15 @@ type App struct {
 	// before closing the store: a read that began after the close would
 	// open the database again.
 	background struct {
-		stop func()
-		wg   sync.WaitGroup
+		cancels []context.CancelFunc
+		wg      sync.WaitGroup
 	}
 }
 
 // goBackground runs fn until the command ends (Run's stopBackground).
 func (a *App) goBackground(ctx context.Context, fn func(context.Context)) {
 	ctx, cancel := context.WithCancel(ctx)
-	prev := a.background.stop
-	a.background.stop = func() {
-		cancel()
-		if prev != nil {
-			prev()
-		}
-	}
+	a.background.cancels = append(a.background.cancels, cancel)
 	a.background.wg.Add(1)
 	go func() {
 		defer a.background.wg.Done()
@@ -100,8 +94,8 @@ func (a *App) goBackground(ctx context.Context, fn func(context.Context)) {
 
 // stopBackground ends what goBackground started and waits for it.
 func (a *App) stopBackground() {
-	if a.background.stop != nil {
-		a.background.stop()
+	for _, cancel := range a.background.cancels {
+		cancel()
 	}
 	a.background.wg.Wait()
 }
