@@ -245,16 +245,25 @@ func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 	if err := t.CheckClaim(ctx, it); err != nil {
 		return err
 	}
+	// The parent is set by a statement of its own, and only when it
+	// changes. parent_id references items itself, and SQLite rewrites
+	// every index of a row whose UPDATE sets a column of a self-referencing
+	// foreign key (sqlite3FkRequired returns 2), whether or not the value
+	// changes: a status change then wrote all ten of items' indexes.
 	res, err := t.Q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
-		assignee = ?, parent_id = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
+		assignee = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
 		updated_by = ?, updated_at = ? WHERE id = ?`,
-		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, nullString(it.ParentID), it.Progress,
+		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, it.Progress,
 		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, sqlcore.MS(it.UpdatedAt), it.ID)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return baton.TaskNotFound(it.ID)
+	}
+	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET parent_id = ? WHERE id = ? AND parent_id IS NOT ?`,
+		nullString(it.ParentID), it.ID, nullString(it.ParentID)); err != nil {
+		return err
 	}
 	if err := t.setLabels(ctx, it.ID, it.Labels); err != nil {
 		return err
