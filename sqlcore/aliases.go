@@ -23,6 +23,16 @@ func (t *Tx) Alias(ctx context.Context, id string) (string, error) {
 	return cur, err
 }
 
+// currentItemID is an SQL expression for the id an item is called by now,
+// given any id it had, bound by CurrentItemIDArgs: the id itself when an
+// item has it (a live id wins over an old one, as in Item), else the item
+// the alias table leads to, else the id unchanged (no item). Inside a
+// query, it saves the statement Alias would take.
+const currentItemID = `COALESCE((SELECT id FROM items WHERE id = ?), (SELECT item_id FROM item_aliases WHERE old_id = ?), ?)`
+
+// currentItemIDArgs are currentItemID's arguments for id.
+func currentItemIDArgs(id string) []any { return []any{id, id, id} }
+
 // addAlias records that the item now called newID was called oldID. The
 // alias table's foreign key carries every older alias of the item along to
 // newID (ON UPDATE CASCADE), so chains of moves need no walking. An old id

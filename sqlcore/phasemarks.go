@@ -116,20 +116,8 @@ func (t *Tx) PhaseMark(ctx context.Context, findingID string) (*baton.PhaseMark,
 // id the item had before a move finds them too: the marks followed it. An
 // unknown item has none.
 func (t *Tx) PhaseMarks(ctx context.Context, itemID string) ([]*baton.PhaseMark, error) {
-	var live bool
-	if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?)`, itemID).Scan(&live); err != nil {
-		return nil, err
-	}
-	if !live {
-		cur, err := t.Alias(ctx, itemID)
-		if err != nil {
-			return nil, err
-		}
-		if cur != "" {
-			itemID = cur
-		}
-	}
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+markColumns+` FROM phase_marks WHERE item_id = ? ORDER BY rid`, itemID)
+	rows, err := t.Q.QueryContext(ctx, `SELECT `+markColumns+` FROM phase_marks WHERE item_id = `+currentItemID+` ORDER BY rid`,
+		currentItemIDArgs(itemID)...)
 	if err != nil {
 		return nil, err
 	}

@@ -78,11 +78,7 @@ func (t *Tx) PRs(ctx context.Context, f baton.PRFilter) ([]*baton.PR, error) {
 	}
 	if f.ItemID != "" {
 		// An item's PRs follow it across a move: name it by any id it had.
-		id := f.ItemID
-		if it, err := t.Self.Item(ctx, id); err == nil {
-			id = it.ID
-		}
-		conds, args = append(conds, "p.item_id = ?"), append(args, id)
+		conds, args = append(conds, "p.item_id = "+currentItemID), append(args, currentItemIDArgs(f.ItemID)...)
 	}
 	if len(f.Statuses) > 0 {
 		conds = append(conds, "p.status IN ("+Placeholders(len(f.Statuses))+")")
