@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/skills"
@@ -89,12 +90,31 @@ func Builtin(p baton.Phase) (*Spec, error) {
 	if !p.Valid() {
 		return nil, unknownPhase(p)
 	}
-	src, err := DefaultFile(p)
+	specs, err := builtins()
 	if err != nil {
 		return nil, err
 	}
-	return Parse(p, src, BuiltinSource)
+	c := *specs[p]
+	c.RequiredSections = slices.Clone(c.RequiredSections)
+	return &c, nil
 }
+
+// builtins are the built-in contracts, parsed once: get_issue shows an
+// issue's contract on every call, and most projects keep the defaults.
+// Builtin hands out copies, so a caller may change its own.
+var builtins = sync.OnceValues(func() (map[baton.Phase]*Spec, error) {
+	out := make(map[baton.Phase]*Spec, len(baton.Phases))
+	for _, p := range baton.Phases {
+		src, err := DefaultFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if out[p], err = Parse(p, src, BuiltinSource); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+})
 
 // DefaultFile is the text of baton's built-in contract file of a phase,
 // for a project that wants to start its own from it.

@@ -101,6 +101,21 @@ func TestContractArtifactPath(t *testing.T) {
 	}
 }
 
+// Builtin parses the defaults once and hands out copies: what one caller
+// changes in its contract, the next caller does not see.
+func TestBuiltinCopies(t *testing.T) {
+	a, err := phases.Builtin(baton.PhaseArchitecture)
+	if err != nil || len(a.RequiredSections) == 0 {
+		t.Fatalf("Builtin(architecture) = %+v, %v", a, err)
+	}
+	want := a.RequiredSections[0]
+	a.RequiredSections[0], a.Body, a.Version = "changed", "changed", 99
+	b, _ := phases.Builtin(baton.PhaseArchitecture)
+	if b == a || b.RequiredSections[0] != want || b.Body == "changed" || b.Version == 99 {
+		t.Errorf("a change to one Builtin result reached the next: %+v", b)
+	}
+}
+
 const customResearch = `---
 version: 2
 dispatch_profile: researcher
