@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"strings"
 
 	"github.com/baton-dev/baton"
@@ -115,6 +117,15 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		if exprs[index] == "" {
 			continue // phrases and NEAR groups only: nothing for the stemmed index
 		}
+		if i > 0 && len(cands) > 0 && !noMoreLearnings {
+			added, err := t.moreLearnings(ctx, index, exprs[index], filter, fargs, pool, &cands, byRID)
+			if err != nil {
+				return nil, err
+			}
+			if added {
+				continue
+			}
+		}
 		// One query per index yields all a candidate's rank needs. Which
 		// fields matched is bm25 with the other columns weighted 0: below
 		// zero exactly when a phrase of the expression occurs in that
@@ -168,6 +179,83 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	}
 	hits, rids := sqlcore.RankLearnings(cands, pool, limit)
 	return hits, t.FillLearnings(ctx, hits, rids)
+}
+
+// noMoreLearnings turns moreLearnings off, for the test that compares its
+// results with the ranked query's.
+var noMoreLearnings bool
+
+// moreLearnings adds to cands what the second index asked finds beyond
+// them, exactly as the ranked query below would, when that index's
+// matches are too few to need ranking; it reports false, having changed
+// nothing, when they may be more than pool (then only the ranked query
+// knows which pool are the best). Its query leaves out the candidates
+// already known to match in their pattern (the field that ranks highest:
+// nothing about them can change), and runs bm25 only on the rest: for the
+// score of a learning it adds (a candidate keeps the first index's score)
+// and for the fields of any. On a small corpus whose words index alike in
+// both indexes, it returns no row at all.
+//
+// Why it is exact: the ranked query's page is the index's best pool
+// matches, and every match when there are no more than pool. The query
+// here returns the matches but the settled candidates, at most
+// pool-len(settled)+1 of them; when it returns no more than
+// pool-len(settled), the index matches at most pool learnings in all.
+func (t *tx) moreLearnings(ctx context.Context, index, expr, filter string, fargs []any, pool int,
+	cands *[]sqlcore.LearningCandidate, byRID map[int64]int) (bool, error) {
+	known, settled := make([]int64, 0, len(*cands)), make([]int64, 0, len(*cands))
+	for _, c := range *cands {
+		known = append(known, c.RID)
+		if c.InPattern {
+			settled = append(settled, c.RID)
+		}
+	}
+	knownJSON, err := json.Marshal(known)
+	if err != nil {
+		return false, err
+	}
+	settledJSON, err := json.Marshal(settled)
+	if err != nil {
+		return false, err
+	}
+	room := pool - len(settled)
+	rows, err := t.Q.QueryContext(ctx, `SELECT l.rid, l.quality_score,
+		CASE WHEN l.rid IN (SELECT value FROM json_each(?)) THEN NULL ELSE bm25(`+index+`) END,
+		bm25(`+index+`, 1, 0, 0) < 0, bm25(`+index+`, 0, 1, 0) < 0
+		FROM `+index+` CROSS JOIN learnings l ON l.rid = `+index+`.rowid
+		WHERE `+index+` MATCH ? AND `+filter+` AND l.rid NOT IN (SELECT value FROM json_each(?)) LIMIT `+limitArg,
+		append(append([]any{string(knownJSON), expr}, fargs...), string(settledJSON), room+1)...)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var found []sqlcore.LearningCandidate
+	for rows.Next() {
+		var c sqlcore.LearningCandidate
+		var score sql.NullFloat64
+		if err := rows.Scan(&c.RID, &c.Quality, &score, &c.InPattern, &c.InContext); err != nil {
+			return false, err
+		}
+		c.Score = score.Float64
+		if found = append(found, c); len(found) > room {
+			return false, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, c := range found {
+		if at, ok := byRID[c.RID]; ok {
+			// Found by the first index too: it keeps that index's score,
+			// and a field either index matches counts.
+			(*cands)[at].InPattern = (*cands)[at].InPattern || c.InPattern
+			(*cands)[at].InContext = (*cands)[at].InContext || c.InContext
+			continue
+		}
+		byRID[c.RID] = len(*cands)
+		*cands = append(*cands, c)
+	}
+	return true, nil
 }
 
 // learningFields adds the fields index finds expr in to the candidates
