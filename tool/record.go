@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -166,10 +167,15 @@ func eventProject(ctx context.Context, c *Call, subject string) string {
 // their project, which is what the call's event needs of its subject. An
 // item's project changes only when it moves, so a move forgets them all
 // (a move takes the item's children along, and leaves its old id as an
-// alias of the new one).
+// alias of the new one). The list of projects is remembered too, until the
+// call writes a project.
 type itemMemo struct {
 	baton.Tx
 	items []memoItem
+	// projects is every project, once the call has listed them: a call
+	// that names no project lists them to find the only one
+	// (session.Project), and its event does again (eventProject).
+	projects []*baton.Project
 }
 
 type memoItem struct{ id, project string }
@@ -224,6 +230,37 @@ func (m *itemMemo) ClaimNext(ctx context.Context, holder string, f baton.ClaimNe
 		m.remember(it.ID, it.Project)
 	}
 	return cl, it, err
+}
+
+// Projects lists the projects once a call; each caller gets its own
+// copies.
+func (m *itemMemo) Projects(ctx context.Context) ([]*baton.Project, error) {
+	if m.projects == nil {
+		ps, err := m.Tx.Projects(ctx)
+		if err != nil {
+			return nil, err
+		}
+		m.projects = ps
+	}
+	out := make([]*baton.Project, len(m.projects))
+	for i, p := range m.projects {
+		c := *p
+		c.Tools = slices.Clone(p.Tools)
+		out[i] = &c
+	}
+	return out, nil
+}
+
+// CreateProject and SetProjectTools, the writes of a project a call can
+// make, forget the list.
+func (m *itemMemo) CreateProject(ctx context.Context, p *baton.Project) error {
+	m.projects = nil
+	return m.Tx.CreateProject(ctx, p)
+}
+
+func (m *itemMemo) SetProjectTools(ctx context.Context, slug string, tools []string) error {
+	m.projects = nil
+	return m.Tx.SetProjectTools(ctx, slug, tools)
 }
 
 // MoveItem forgets every item remembered: the item and its children are
