@@ -2,7 +2,9 @@ package sqlcore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/baton-dev/baton"
@@ -17,6 +19,12 @@ func scanProjectConfig(scan func(...any) error) (*baton.ProjectConfig, error) {
 	if err := scan(&c.Project, &c.Version, &settings, &c.UpdatedBy, &updated); err != nil {
 		return nil, err
 	}
+	return decodeProjectConfig(c, settings, updated)
+}
+
+// decodeProjectConfig completes c, read with its settings' JSON and its
+// update time in milliseconds.
+func decodeProjectConfig(c baton.ProjectConfig, settings string, updated int64) (*baton.ProjectConfig, error) {
 	if err := json.Unmarshal([]byte(settings), &c.ProjectSettings); err != nil {
 		return nil, fmt.Errorf("project %s configuration version %d: %w", c.Project, c.Version, err)
 	}
@@ -25,17 +33,27 @@ func scanProjectConfig(scan func(...any) error) (*baton.ProjectConfig, error) {
 }
 
 // ProjectConfig returns the project's latest configuration, or the
-// defaults for a project never configured.
+// defaults for a project never configured; an unknown project is
+// ERR_PROJECT_NOT_FOUND. One statement reads the project and its latest
+// configuration: get_issue shows it on every call.
 func (t *Tx) ProjectConfig(ctx context.Context, project string) (*baton.ProjectConfig, error) {
-	p, err := t.Self.Project(ctx, project)
+	var c baton.ProjectConfig
+	var version, updated sql.NullInt64
+	var settings, updatedBy sql.NullString
+	err := t.Q.QueryRowContext(ctx, `SELECT p.slug, c.version, c.settings, c.updated_by, c.updated_at
+		FROM projects p LEFT JOIN project_configs c ON c.project = p.slug
+		WHERE p.slug = ? ORDER BY c.version DESC LIMIT 1`, project).Scan(&c.Project, &version, &settings, &updatedBy, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, baton.ProjectNotFound(project)
+	}
 	if err != nil {
 		return nil, err
 	}
-	all, err := t.configs(ctx, p.Slug, 1)
-	if err != nil || len(all) == 0 {
-		return baton.DefaultProjectConfig(p.Slug), err
+	if !version.Valid {
+		return baton.DefaultProjectConfig(c.Project), nil
 	}
-	return all[0], nil
+	c.Version, c.UpdatedBy = version.Int64, updatedBy.String
+	return decodeProjectConfig(c, settings.String, updated.Int64)
 }
 
 // ProjectConfigHistory returns every version of the project's
