@@ -480,11 +480,3 @@ func (t *tx) attempt(ctx context.Context, fn func() error) error {
 	_, err := t.Q.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
 	return err
 }
-
-// nullString stores "" as NULL (for optional references).
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/ftsquery"
@@ -162,7 +161,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 	if it.Kind == "" {
 		it.Kind = baton.KindTask
 	}
-	if err := t.checkParent(ctx, it); err != nil {
+	if err := t.CheckParent(ctx, it); err != nil {
 		return err
 	}
 	_, err = t.Q.ExecContext(ctx, `INSERT INTO items (id, project, sequence, title, description, kind, status, priority,
@@ -170,7 +169,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 		created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		it.ID, it.Project, it.Sequence, it.Title, it.Description, it.Kind, it.Status, it.Priority,
-		it.Assignee, nullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus,
+		it.Assignee, sqlcore.NullString(it.ParentID), it.Progress, it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus,
 		it.CreatedBy, it.UpdatedBy, sqlcore.MS(it.CreatedAt), sqlcore.MS(it.UpdatedAt))
 	if isUnique(err) {
 		return baton.Errorf(baton.ErrConflict, "an item with id %q already exists", it.ID).
@@ -179,110 +178,7 @@ func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {
 	if err != nil {
 		return err
 	}
-	return t.setLabels(ctx, it.ID, it.Labels)
-}
-
-// checkParent requires an item's parent to exist, in the same project.
-func (t *tx) checkParent(ctx context.Context, it *baton.Item) error {
-	if it.ParentID == "" {
-		return nil
-	}
-	parent, err := t.Item(ctx, it.ParentID)
-	if err != nil {
-		return err
-	}
-	it.ParentID = parent.ID // an id the parent had before a move names it too
-	if parent.ID == it.ID {
-		return baton.Errorf(baton.ErrInvalidInput, "%s cannot be its own parent", it.ID).
-			WithDetails("field", "parent_id", "constraint", "not_self").WithHint("choose another parent, or none")
-	}
-	if parent.Project != it.Project {
-		return baton.Errorf(baton.ErrInvalidInput, "parent %s belongs to project %s, not %s", parent.ID, parent.Project, it.Project).
-			WithDetails("field", "parent_id", "constraint", "same_project", "parent_project", parent.Project).
-			WithHint("create the sub-task in project %s, or choose a parent in %s", parent.Project, it.Project)
-	}
-	return nil
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func (t *tx) setLabels(ctx context.Context, id string, labels []string) error {
-	if _, err := t.Q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
-		return err
-	}
-	pos := 0
-	for _, l := range labels {
-		res, err := t.Q.ExecContext(ctx, `INSERT OR IGNORE INTO item_labels (item_id, label, position) VALUES (?, ?, ?)`, id, l, pos)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			pos++
-		}
-	}
-	return nil
-}
-
-// UpdateItem also enforces claims (see checkClaim). A resume status means
-// something only while the item is blocked by its sub-tasks: any other
-// status drops it, so a later block by a person is not lifted when old
-// sub-tasks finish.
-func (t *tx) UpdateItem(ctx context.Context, it *baton.Item) error {
-	if err := baton.CheckPhaseLabels(it.Labels); err != nil {
-		return err
-	}
-	if it.Status != baton.StatusBlocked {
-		it.ResumeStatus = ""
-	}
-	if err := t.checkParent(ctx, it); err != nil {
-		return err
-	}
-	if err := t.CheckClaim(ctx, it); err != nil {
-		return err
-	}
-	// The parent is set by a statement of its own, and only when it
-	// changes. parent_id references items itself, and SQLite rewrites
-	// every index of a row whose UPDATE sets a column of a self-referencing
-	// foreign key (sqlite3FkRequired returns 2), whether or not the value
-	// changes: a status change then wrote all ten of items' indexes.
-	res, err := t.Q.ExecContext(ctx, `UPDATE items SET title = ?, description = ?, kind = ?, status = ?, priority = ?,
-		assignee = ?, progress = ?, estimate_hours = ?, blocked_reason = ?, close_reason = ?, resume_status = ?,
-		updated_by = ?, updated_at = ? WHERE id = ?`,
-		it.Title, it.Description, it.Kind, it.Status, it.Priority, it.Assignee, it.Progress,
-		it.EstimateHours, it.BlockedReason, it.CloseReason, it.ResumeStatus, it.UpdatedBy, sqlcore.MS(it.UpdatedAt), it.ID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return baton.TaskNotFound(it.ID)
-	}
-	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET parent_id = ? WHERE id = ? AND parent_id IS NOT ?`,
-		nullString(it.ParentID), it.ID, nullString(it.ParentID)); err != nil {
-		return err
-	}
-	if err := t.setLabels(ctx, it.ID, it.Labels); err != nil {
-		return err
-	}
-	if it.Status.Terminal() && it.ParentID != "" {
-		return t.resumeParent(ctx, it.ParentID, it.UpdatedAt)
-	}
-	return nil
-}
-
-// resumeParent returns a parent its subtasks blocked to the status it had,
-// once none of them is left unfinished; whichever vocabulary finished the
-// last one, the parent follows.
-func (t *tx) resumeParent(ctx context.Context, parentID string, now time.Time) error {
-	_, err := t.Q.ExecContext(ctx, `UPDATE items SET status = resume_status, resume_status = '', blocked_reason = '',
-		updated_at = ? WHERE id = ? AND status = 'blocked' AND resume_status != ''
-		AND NOT EXISTS (SELECT 1 FROM items c WHERE c.parent_id = items.id AND c.status NOT IN ('done', 'cancelled'))`,
-		sqlcore.MS(now), parentID)
-	return err
+	return t.SetLabels(ctx, it.ID, it.Labels)
 }
 
 // itemLeaf is the condition for one leaf of a search: a plain word is a

@@ -47,9 +47,10 @@ func walPages(t *testing.T, s *Store) map[string]int {
 
 // TestItemUpdateLeavesUnchangedIndexes: an update of an item's status
 // writes the indexes that hold its status, not those of columns it leaves
-// (the parent, the creation time, the id). Setting parent_id, a column of
-// a foreign key to items itself, makes SQLite rewrite every index of the
-// row, so UpdateItem sets it only when it changes.
+// (the parent, the creation time, the id), nor its labels. Setting
+// parent_id, a column of a foreign key to items itself, makes SQLite
+// rewrite every index of the row, so UpdateItem sets it only when it
+// changes; labels are rewritten only when they differ.
 func TestItemUpdateLeavesUnchangedIndexes(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "baton.db"), Options{})
@@ -66,7 +67,8 @@ func TestItemUpdateLeavesUnchangedIndexes(t *testing.T) {
 		if err := tx.CreateItem(ctx, parent); err != nil {
 			return err
 		}
-		child = &baton.Item{Project: "alpha", Title: "Child", Status: baton.StatusTodo, CreatedBy: "test", ParentID: parent.ID}
+		child = &baton.Item{Project: "alpha", Title: "Child", Status: baton.StatusTodo, CreatedBy: "test", ParentID: parent.ID,
+			Labels: []string{"area:api", "bug"}}
 		return tx.CreateItem(ctx, child)
 	}); err != nil {
 		t.Fatal(err)
@@ -92,10 +94,28 @@ func TestItemUpdateLeavesUnchangedIndexes(t *testing.T) {
 	if pages["items_queue"] == 0 {
 		t.Fatalf("a status change wrote no page of items_queue: the WAL holds %v", pages)
 	}
-	for _, index := range []string{"items_parent", "items_created", "sqlite_autoindex_items_1"} {
+	for _, index := range []string{"items_parent", "items_created", "sqlite_autoindex_items_1", "item_labels", "item_labels_label"} {
 		if pages[index] != 0 {
 			t.Errorf("a status change wrote %s, whose columns it leaves: the WAL holds %v", index, pages)
 		}
+	}
+	labels := func() string {
+		t.Helper()
+		var got string
+		if err := s.r.QueryRowContext(ctx, `SELECT group_concat(label, ' ') FROM (SELECT label FROM item_labels WHERE item_id = ? ORDER BY position)`,
+			child.ID).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// The same labels written again, duplicates and all, are the same labels.
+	pages = update(func(it *baton.Item) { it.Labels = []string{"area:api", "bug", "area:api"} })
+	if pages["item_labels"] != 0 || labels() != "area:api bug" {
+		t.Errorf("rewriting the labels an item has: item_labels written %d times, labels %q", pages["item_labels"], labels())
+	}
+	pages = update(func(it *baton.Item) { it.Labels = []string{"bug", "ui", "bug"} })
+	if pages["item_labels"] == 0 || labels() != "bug ui" {
+		t.Errorf("changing the labels: item_labels written %d times, labels %q, want \"bug ui\"", pages["item_labels"], labels())
 	}
 	var got string
 	pages = update(func(it *baton.Item) { it.ParentID = "" })
