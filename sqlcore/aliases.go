@@ -24,7 +24,7 @@ func (t *Tx) Alias(ctx context.Context, id string) (string, error) {
 }
 
 // currentItemID is an SQL expression for the id an item is called by now,
-// given any id it had, bound by CurrentItemIDArgs: the id itself when an
+// given any id it had, bound by currentItemIDArgs: the id itself when an
 // item has it (a live id wins over an old one, as in Item), else the item
 // the alias table leads to, else the id unchanged (no item). Inside a
 // query, it saves the statement Alias would take.
