@@ -179,3 +179,8 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // Timestamp writes t in TimeFormat.
 func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// ItemHolds says which of an item's lists are not empty (ItemTx.ItemHolds).
+type ItemHolds struct {
+	Dependencies, Children, Findings, Learnings, Comments, PRs, Reservations bool
+}

@@ -66,6 +66,11 @@ type ItemTx interface {
 	ListItems(ctx context.Context, f ItemFilter) (ItemPage, error)
 	// Children returns the ids of items whose parent is id, oldest first.
 	Children(ctx context.Context, id string) ([]string, error)
+	// ItemHolds reports which of the lists of the item id (its current id)
+	// hold anything, so that a reader of the whole item skips the empty
+	// ones. A list it reports may still read empty (its reservations may
+	// all have lapsed); one it does not report is empty.
+	ItemHolds(ctx context.Context, id string) (ItemHolds, error)
 	// AddDependency records that id cannot start before dependsOn is done;
 	// a cycle gives ERR_CIRCULAR_DEPENDENCY with the cycle in details.
 	AddDependency(ctx context.Context, id, dependsOn string) error

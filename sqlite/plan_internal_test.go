@@ -142,12 +142,16 @@ func pageReadsUseIndexes(t *testing.T, analyzed bool) {
 			_, err := tx.ReadMessages(ctx, "", baton.MessageFilter{Project: "colibri", Limit: 10})
 			return err
 		}, []string{"messages_project_at"}, true},
+		{"what get_issue's lists hold", func(tx *tx) error {
+			_, err := tx.ItemHolds(ctx, "COL-7")
+			return err
+		}, []string{"items_parent", "findings_item", "comments_item", "prs_item", "file_reservations_item"}, true},
 	}
 	// A table read without an index: "SCAN items", not "SCAN items USING
 	// INDEX ..." (a walk of an index in order, which LIMIT stops).
 	// item_counts is scanned for a total over every project: a few rows a
 	// project, however many items.
-	scan := regexp.MustCompile(`(?m)^SCAN (items|messages)$`)
+	scan := regexp.MustCompile(`(?m)^SCAN (items|messages|item_deps|findings|learnings|comments|prs|file_reservations)$`)
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) {
 			db, err := s.w.BeginTx(ctx, nil)

@@ -149,6 +149,7 @@ var groups = []struct {
 	{"ProjectConfig", projectConfigCases},
 	{"Phases", phaseCases},
 	{"PRs", prCases},
+	{"ItemHolds", itemHoldsCases},
 	{"PhaseMarks", phaseMarkCases},
 	{"Knowledge", knowledgeCases},
 	{"Actions", actionCases},

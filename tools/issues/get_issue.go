@@ -91,47 +91,66 @@ var GetIssue = tool.New(tool.Definition[getIn, getOut]{
 			Status: string(it.Status), Priority: priorityOut(it.Priority), Labels: nonNil(it.Labels),
 			Assignee: it.Assignee, Project: it.Project, ParentID: it.ParentID,
 			CreatedAt: baton.Timestamp(it.CreatedAt), UpdatedAt: baton.Timestamp(it.UpdatedAt)}
-		if out.DependsOn, err = c.Tx.Dependencies(ctx, it.ID); err != nil {
-			return out, err
-		}
-		if out.Subtasks, err = c.Tx.Children(ctx, it.ID); err != nil {
-			return out, err
-		}
-		fs, err := c.Tx.Findings(ctx, it.ID, 0)
+		// One statement says which lists hold anything; the empty ones,
+		// most of them on most calls, are not read.
+		holds, err := c.Tx.ItemHolds(ctx, it.ID)
 		if err != nil {
 			return out, err
 		}
-		out.Findings = make([]findingView, 0, len(fs))
-		for _, f := range fs {
-			out.Findings = append(out.Findings, viewFinding(f))
+		out.DependsOn, out.Subtasks, out.Findings, out.Learnings, out.Comments, out.FileReservations =
+			[]string{}, []string{}, []findingView{}, []learningView{}, []commentView{}, []reservationView{}
+		if holds.Dependencies {
+			if out.DependsOn, err = c.Tx.Dependencies(ctx, it.ID); err != nil {
+				return out, err
+			}
 		}
-		if err := markFindings(ctx, c, it.ID, out.Findings); err != nil {
-			return out, err
+		if holds.Children {
+			if out.Subtasks, err = c.Tx.Children(ctx, it.ID); err != nil {
+				return out, err
+			}
 		}
-		ls, err := c.Tx.Learnings(ctx, it.ID)
-		if err != nil {
-			return out, err
+		if holds.Findings {
+			fs, err := c.Tx.Findings(ctx, it.ID, 0)
+			if err != nil {
+				return out, err
+			}
+			for _, f := range fs {
+				out.Findings = append(out.Findings, viewFinding(f))
+			}
+			if err := markFindings(ctx, c, it.ID, out.Findings); err != nil {
+				return out, err
+			}
 		}
-		out.Learnings = make([]learningView, 0, len(ls))
-		for _, l := range ls {
-			out.Learnings = append(out.Learnings, viewLearning(l))
+		if holds.Learnings {
+			ls, err := c.Tx.Learnings(ctx, it.ID)
+			if err != nil {
+				return out, err
+			}
+			for _, l := range ls {
+				out.Learnings = append(out.Learnings, viewLearning(l))
+			}
 		}
 		if out.Phase, out.PhaseContract, out.PhaseContractError, out.ProjectConfig, err = phaseOf(ctx, c, it); err != nil {
 			return out, err
 		}
-		cs, err := c.Tx.Comments(ctx, it.ID)
-		if err != nil {
-			return out, err
+		if holds.Comments {
+			cs, err := c.Tx.Comments(ctx, it.ID)
+			if err != nil {
+				return out, err
+			}
+			for _, cm := range cs {
+				out.Comments = append(out.Comments, commentView{ID: cm.ID, Content: cm.Body, CreatedBy: cm.CreatedBy, CreatedAt: baton.Timestamp(cm.CreatedAt)})
+			}
 		}
-		out.Comments = make([]commentView, 0, len(cs))
-		for _, cm := range cs {
-			out.Comments = append(out.Comments, commentView{ID: cm.ID, Content: cm.Body, CreatedBy: cm.CreatedBy, CreatedAt: baton.Timestamp(cm.CreatedAt)})
+		if holds.PRs {
+			if out.PullRequest, err = latestPR(ctx, c, it.ID); err != nil {
+				return out, err
+			}
 		}
-		if out.PullRequest, err = latestPR(ctx, c, it.ID); err != nil {
-			return out, err
-		}
-		if out.FileReservations, err = itemReservations(ctx, c, it.ID); err != nil {
-			return out, err
+		if holds.Reservations {
+			if out.FileReservations, err = itemReservations(ctx, c, it.ID); err != nil {
+				return out, err
+			}
 		}
 		return out, nil
 	},

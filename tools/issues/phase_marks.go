@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"slices"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/tool"
@@ -13,6 +14,11 @@ import (
 // reason, so an agent sees whether its claim was taken up and what came
 // of it.
 func markFindings(ctx context.Context, c *tool.Call, itemID string, fs []findingView) error {
+	if !slices.ContainsFunc(fs, func(f findingView) bool {
+		return f.Category == baton.CategoryPhaseCompletion || f.Category == baton.CategoryPhaseVerdict
+	}) {
+		return nil // no phase finding: nothing to mark
+	}
 	marks, err := c.Tx.PhaseMarks(ctx, itemID)
 	if err != nil {
 		return err
