@@ -60,7 +60,7 @@ func (t *Tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 	if err := json.Unmarshal([]byte(labels), &stored); err != nil {
 		return fmt.Errorf("the labels of %s: %w", it.ID, err)
 	}
-	if !slices.Equal(stored, uniqueLabels(it.Labels)) {
+	if !slices.Equal(stored, UniqueList(it.Labels)) { // as SetLabels stores them
 		if err := t.SetLabels(ctx, it.ID, it.Labels); err != nil {
 			return err
 		}
@@ -69,17 +69,6 @@ func (t *Tx) UpdateItem(ctx context.Context, it *baton.Item) error {
 		return t.resumeParent(ctx, it.ParentID, it.UpdatedAt)
 	}
 	return nil
-}
-
-// uniqueLabels are labels as SetLabels stores them: in order, each once.
-func uniqueLabels(labels []string) []string {
-	out := make([]string, 0, len(labels))
-	for _, l := range labels {
-		if !slices.Contains(out, l) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // CheckParent requires an item's parent to exist, in the same project,
@@ -111,7 +100,7 @@ func (t *Tx) SetLabels(ctx context.Context, id string, labels []string) error {
 	if _, err := t.Q.ExecContext(ctx, `DELETE FROM item_labels WHERE item_id = ?`, id); err != nil {
 		return err
 	}
-	for pos, l := range uniqueLabels(labels) {
+	for pos, l := range UniqueList(labels) {
 		if _, err := t.Q.ExecContext(ctx, `INSERT INTO item_labels (item_id, label, position) VALUES (?, ?, ?)`, id, l, pos); err != nil {
 			return err
 		}
