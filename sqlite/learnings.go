@@ -96,8 +96,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 	for i, index := range learningIndexes {
 		exprs[index] = ftsquery.AnyFTS5(leavesFor(query, i == 0))
 	}
-	var cands []sqlcore.LearningCandidate
-	byRID := map[int64]int{}
+	cands := &candidates{byRID: map[int64]int{}}
 	pool := max(sqlcore.LearningPool, 4*limit)
 	// Scores of the two indexes are on different scales, so a learning the
 	// stemmed index finds keeps that score; the unstemmed index only adds
@@ -111,14 +110,14 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		order = []string{learningIndexes[1], learningIndexes[0]}
 	}
 	for i, index := range order {
-		if i > 0 && len(cands) >= pool {
+		if i > 0 && len(cands.list) >= pool {
 			break
 		}
 		if exprs[index] == "" {
 			continue // phrases and NEAR groups only: nothing for the stemmed index
 		}
-		if i > 0 && len(cands) > 0 && !noMoreLearnings {
-			added, err := t.moreLearnings(ctx, index, exprs[index], filter, fargs, pool, &cands, byRID)
+		if i > 0 && len(cands.list) > 0 && !noMoreLearnings {
+			added, err := t.moreLearnings(ctx, index, exprs[index], filter, fargs, pool, cands)
 			if err != nil {
 				return nil, err
 			}
@@ -141,7 +140,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		if err != nil {
 			return nil, err
 		}
-		before, returned := len(cands), 0
+		before, returned := len(cands.list), 0
 		seen := map[int64]bool{}
 		for rows.Next() {
 			var c sqlcore.LearningCandidate
@@ -151,15 +150,7 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 			}
 			returned++
 			seen[c.RID] = true
-			if at, ok := byRID[c.RID]; ok {
-				// Found by the other index too: it keeps that index's
-				// score, and a field either index matches counts.
-				cands[at].InPattern = cands[at].InPattern || c.InPattern
-				cands[at].InContext = cands[at].InContext || c.InContext
-				continue
-			}
-			byRID[c.RID] = len(cands)
-			cands = append(cands, c)
+			cands.add(c)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -169,15 +160,15 @@ func (t *tx) SearchLearnings(ctx context.Context, q baton.LearningQuery) ([]bato
 		// that it matches too, in a field the first does not: ask about
 		// those alone.
 		if before > 0 && returned >= pool {
-			if err := t.learningFields(ctx, index, exprs[index], cands[:before], seen); err != nil {
+			if err := t.learningFields(ctx, index, exprs[index], cands.list[:before], seen); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if len(cands) == 0 {
+	if len(cands.list) == 0 {
 		return []baton.LearningHit{}, nil
 	}
-	hits, rids := sqlcore.RankLearnings(cands, pool, limit)
+	hits, rids := sqlcore.RankLearnings(cands.list, pool, limit)
 	return hits, t.FillLearnings(ctx, hits, rids)
 }
 
@@ -201,10 +192,9 @@ var noMoreLearnings bool
 // here returns the matches but the settled candidates, at most
 // pool-len(settled)+1 of them; when it returns no more than
 // pool-len(settled), the index matches at most pool learnings in all.
-func (t *tx) moreLearnings(ctx context.Context, index, expr, filter string, fargs []any, pool int,
-	cands *[]sqlcore.LearningCandidate, byRID map[int64]int) (bool, error) {
-	known, settled := make([]int64, 0, len(*cands)), make([]int64, 0, len(*cands))
-	for _, c := range *cands {
+func (t *tx) moreLearnings(ctx context.Context, index, expr, filter string, fargs []any, pool int, cands *candidates) (bool, error) {
+	known, settled := make([]int64, 0, len(cands.list)), make([]int64, 0, len(cands.list))
+	for _, c := range cands.list {
 		known = append(known, c.RID)
 		if c.InPattern {
 			settled = append(settled, c.RID)
@@ -245,17 +235,28 @@ func (t *tx) moreLearnings(ctx context.Context, index, expr, filter string, farg
 		return false, err
 	}
 	for _, c := range found {
-		if at, ok := byRID[c.RID]; ok {
-			// Found by the first index too: it keeps that index's score,
-			// and a field either index matches counts.
-			(*cands)[at].InPattern = (*cands)[at].InPattern || c.InPattern
-			(*cands)[at].InContext = (*cands)[at].InContext || c.InContext
-			continue
-		}
-		byRID[c.RID] = len(*cands)
-		*cands = append(*cands, c)
+		cands.add(c)
 	}
 	return true, nil
+}
+
+// candidates are a search's matches so far, each learning once.
+type candidates struct {
+	list  []sqlcore.LearningCandidate
+	byRID map[int64]int // index in list
+}
+
+// add takes in a match of one index. A learning the other index found
+// already keeps that index's score (the two score on different scales),
+// and a field either index matches counts.
+func (cs *candidates) add(c sqlcore.LearningCandidate) {
+	if at, ok := cs.byRID[c.RID]; ok {
+		cs.list[at].InPattern = cs.list[at].InPattern || c.InPattern
+		cs.list[at].InContext = cs.list[at].InContext || c.InContext
+		return
+	}
+	cs.byRID[c.RID] = len(cs.list)
+	cs.list = append(cs.list, c)
 }
 
 // learningFields adds the fields index finds expr in to the candidates
