@@ -72,9 +72,9 @@ type App struct {
 	plugins                      *plugin.Set // connected plugins, closed when baton ends
 	// background is the work a serving command leaves running beside its
 	// sessions (presence heartbeats, the event watch, PostgreSQL's
-	// listener, serve's audit checkpointer). It reads the store, so Run ends it, and waits for it,
-	// before closing the store: a read that began after the close would
-	// open the database again.
+	// listener, serve's audit checkpointer). It reads the store, so Run
+	// ends it, and waits for it, before closing the store: a read that
+	// began after the close would open the database again.
 	background struct {
 		cancels []context.CancelFunc
 		wg      sync.WaitGroup
