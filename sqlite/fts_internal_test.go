@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 // rewrites both. total_changes() counts the rows the triggers write too.
 func TestItemTextIndexedOnlyWhenChanged(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "baton.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	db, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,11 +20,7 @@ import (
 // shortcut must step aside).
 func TestMoreLearningsRanksAsTheRankedQuery(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "baton.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	words := strings.Fields(`run runs running runner migrate migration migrating migrations cache caches caching cached
 		lease leases leasing retry retries retrying timeout timeouts router routing routes deploy deploying deployment
 		connect connection connections connecting index indexes indexing schema schemas token tokens`)

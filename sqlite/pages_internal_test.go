@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/baton-dev/baton"
@@ -53,11 +52,7 @@ func walPages(t *testing.T, s *Store) map[string]int {
 // changes; labels are rewritten only when they differ.
 func TestItemUpdateLeavesUnchangedIndexes(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "baton.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	var parent, child *baton.Item
 	if err := s.Update(ctx, func(tx baton.Tx) error {
 		if err := tx.CreateProject(ctx, &baton.Project{Slug: "alpha", Prefix: "ALP"}); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -72,11 +71,7 @@ func TestPageReadsUseIndexes(t *testing.T) {
 // as equally selective, and must still choose the index that reads a page.
 func pageReadsUseIndexes(t *testing.T, analyzed bool) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "baton.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := s.Update(ctx, func(tx baton.Tx) error {
 		if err := tx.CreateProject(ctx, &baton.Project{Slug: "colibri", Prefix: "COL"}); err != nil {
