@@ -29,16 +29,6 @@ func init() {
 	})
 }
 
-func openGC(t *testing.T) *Store {
-	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "baton.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // otherProcess opens the store's file on a connection of its own, as
 // another process would: what it sees is committed.
 func otherProcess(t *testing.T, s *Store) *sql.DB {
@@ -88,7 +78,7 @@ func newProject(i int) *baton.Project {
 // nothing; the batches did batch; no goroutine is left behind.
 func TestGroupCommitManyWriters(t *testing.T) {
 	before := runtime.NumGoroutine()
-	s := openGC(t)
+	s := openTemp(t)
 	other := otherProcess(t, s)
 	var biggest atomic.Int64
 	s.group.Committed = func(n int) {
@@ -257,7 +247,7 @@ func batchOf(t *testing.T, s *Store, fns ...func() error) ([]error, []int) {
 // the calls committed before it in the batch included; the group runs
 // calls' statements uninterrupted and checks the context between them.
 func TestGroupCommitCancelMidStatement(t *testing.T) {
-	s := openGC(t)
+	s := openTemp(t)
 	ctx := context.Background()
 	if err := s.Update(ctx, func(tx baton.Tx) error { return tx.CreateProject(ctx, newProject(0)) }); err != nil {
 		t.Fatal(err)
@@ -312,7 +302,7 @@ func TestGroupCommitCancelMidStatement(t *testing.T) {
 // that ran before it in the batch run again in a new transaction rather
 // than report a commit that did not happen.
 func TestGroupCommitTransactionLost(t *testing.T) {
-	s := openGC(t)
+	s := openTemp(t)
 	ctx := context.Background()
 	var runs atomic.Int32
 	errs, sizes := batchOf(t, s,
@@ -392,7 +382,7 @@ func TestGroupCommitBusyRetries(t *testing.T) {
 // TestViewDoesNotWaitForWriter: a read runs while a write transaction is
 // held open.
 func TestViewDoesNotWaitForWriter(t *testing.T) {
-	s := openGC(t)
+	s := openTemp(t)
 	release := make(chan struct{})
 	held := make(chan struct{})
 	go s.Update(context.Background(), func(baton.Tx) error { close(held); <-release; return nil })
@@ -409,7 +399,7 @@ func TestViewDoesNotWaitForWriter(t *testing.T) {
 // its own rows gets a statement of its own (the cached one is stepping);
 // the cache stays bounded by stmtCacheSize whatever texts pass through.
 func TestStmtCacheNestedAndBounded(t *testing.T) {
-	s := openGC(t)
+	s := openTemp(t)
 	ctx := context.Background()
 	for i := range 3 {
 		if err := s.Update(ctx, func(tx baton.Tx) error { return tx.CreateProject(ctx, newProject(i)) }); err != nil {
