@@ -51,7 +51,7 @@ func MCPTool(s *Spec) *mcp.Tool {
 // sees, so the SDK's typed path would only validate and re-encode
 // everything a second time (and resolve every schema when a server is
 // built, the larger part of a cold start).
-func (t *typed[In, Out]) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
+func (t *typed) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 	s.AddTool(MCPTool(t.spec), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var raw json.RawMessage
 		if req.Params != nil {

@@ -72,33 +72,33 @@ func (f Field) NonBlank() Field { f.Pattern = `\S`; return f }
 // the output, so strict clients validate error results too.
 const errorProperty = "error"
 
-// inputSchema infers the schema of T, applies rules, and bounds every field
+// inputSchema infers the schema of type t, applies rules, and bounds every field
 // the rules leave unbounded (see bound).
-func inputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
-	s, err := inferSchema[T](rules)
+func inputSchema(t reflect.Type, rules Rules) (*jsonschema.Schema, error) {
+	s, err := inferSchema(t, rules)
 	if err != nil {
 		return nil, err
 	}
 	if s.Type != "object" {
-		return nil, fmt.Errorf("input type %v must be a struct", reflect.TypeFor[T]())
+		return nil, fmt.Errorf("input type %v must be a struct", t)
 	}
 	bound(s)
 	return s, nil
 }
 
-// outputSchema infers the schema of T, applies rules, and widens it so that
+// outputSchema infers the schema of type t, applies rules, and widens it so that
 // it also admits the error envelope: a result is either the output or
 // {"error": {...}}.
-func outputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
-	s, err := inferSchema[T](rules)
+func outputSchema(t reflect.Type, rules Rules) (*jsonschema.Schema, error) {
+	s, err := inferSchema(t, rules)
 	if err != nil {
 		return nil, err
 	}
 	if s.Type != "object" {
-		return nil, fmt.Errorf("output type %v must be a struct", reflect.TypeFor[T]())
+		return nil, fmt.Errorf("output type %v must be a struct", t)
 	}
 	if _, clash := s.Properties[errorProperty]; clash {
-		return nil, fmt.Errorf("output type %v must not have a property named %q", reflect.TypeFor[T](), errorProperty)
+		return nil, fmt.Errorf("output type %v must not have a property named %q", t, errorProperty)
 	}
 	if s.Properties == nil { // a struct with no fields
 		s.Properties = map[string]*jsonschema.Schema{}
@@ -115,8 +115,8 @@ func outputSchema[T any](rules Rules) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-func inferSchema[T any](rules Rules) (*jsonschema.Schema, error) {
-	s, err := jsonschema.For[T](nil)
+func inferSchema(t reflect.Type, rules Rules) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(t, nil)
 	if err != nil {
 		return nil, err
 	}

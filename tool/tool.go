@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -255,41 +256,93 @@ type Tool interface {
 // a positional argument that is no property) panics when its schemas are
 // built, which TestBuildEverySchema (package tools) does for every tool:
 // a programming error every test run catches.
+//
+// Only the few lines that know In and Out are generic (the closures
+// below): the pipeline is one non-generic piece of code. Generic code is
+// compiled once per type shape, and every tool has its own shapes; with
+// the whole pipeline generic, baton carried about 75 copies of it (1.9 MB
+// of machine code), and starting the server touched each copy's pages.
 func New[In, Out any](d Definition[In, Out]) Tool {
 	if d.Execute == nil || d.Name == "" || d.Toolset == "" || d.Description == "" {
 		panic(fmt.Sprintf("tool %q: name, toolset, description and Execute are required", d.Name))
 	}
-	build := func() (in, out *jsonschema.Schema, err error) {
-		if in, err = inputSchema[In](d.Input); err != nil {
-			return nil, nil, fmt.Errorf("tool %s: input: %v", d.Name, err)
-		}
-		if out, err = outputSchema[Out](d.Output); err != nil {
-			return nil, nil, fmt.Errorf("tool %s: output: %v", d.Name, err)
-		}
-		for i, a := range d.Args {
-			ps, ok := in.Properties[a]
-			if !ok || (ps.Type == "array" && i != len(d.Args)-1) {
-				return nil, nil, fmt.Errorf("tool %s: positional argument %q is not an input property (or an array before the last)", d.Name, a)
-			}
-		}
-		return in, out, nil
+	t := &typed{
+		spec: &Spec{
+			Name: d.Name, Description: d.Description, Toolset: d.Toolset,
+			Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
+			PlainText: d.Text != nil, Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs), AliasOf: d.AliasOf,
+		},
+		tx: d.Transaction, event: d.Event,
+		decode: func(b []byte) (any, error) {
+			var in In
+			err := json.Unmarshal(b, &in)
+			return in, err
+		},
+		execute: func(ctx context.Context, c *Call, in any) (any, error) {
+			return d.Execute(ctx, c, as[In](in))
+		},
 	}
-	return &typed[In, Out]{def: d, spec: &Spec{
-		Name: d.Name, Description: d.Description, Toolset: d.Toolset,
-		Annotations: d.Annotations, Profiles: slices.Clone(d.Profiles), SchedulerCap: d.SchedulerCap,
-		PlainText: d.Text != nil, Args: slices.Clone(d.Args), Verbs: slices.Clone(d.Verbs), AliasOf: d.AliasOf,
-		schemas: &schemas{build: build},
+	if d.Prepare != nil {
+		t.prepare = func(ctx context.Context, c *Call, in any) (any, error) {
+			return d.Prepare(ctx, c, as[In](in))
+		}
+	}
+	if d.Then != nil {
+		t.then = func(ctx context.Context, c *Call, in, out any) (any, error) {
+			return d.Then(ctx, c, as[In](in), as[Out](out))
+		}
+	}
+	if d.Text != nil {
+		t.render = func(out any) string { return d.Text(as[Out](out)) }
+	}
+	inType, outType, input, output, args := reflect.TypeFor[In](), reflect.TypeFor[Out](), d.Input, d.Output, d.Args
+	t.spec.schemas = &schemas{build: func() (in, out *jsonschema.Schema, err error) {
+		return buildSchemas(t.spec.Name, inType, outType, input, output, args)
 	}}
+	return t
 }
 
-type typed[In, Out any] struct {
-	def  Definition[In, Out]
-	spec *Spec
+// as is v as a T: the value a typed closure boxed, or T's zero value for
+// a nil interface (a definition whose type is itself an interface).
+func as[T any](v any) T {
+	t, _ := v.(T)
+	return t
 }
 
-func (t *typed[In, Out]) Spec() *Spec { return t.spec }
+// buildSchemas makes a tool's input and output schemas from its types and
+// rules, and checks its positional arguments against the input.
+func buildSchemas(name string, inType, outType reflect.Type, input, output Rules, args []string) (in, out *jsonschema.Schema, err error) {
+	if in, err = inputSchema(inType, input); err != nil {
+		return nil, nil, fmt.Errorf("tool %s: input: %v", name, err)
+	}
+	if out, err = outputSchema(outType, output); err != nil {
+		return nil, nil, fmt.Errorf("tool %s: output: %v", name, err)
+	}
+	for i, a := range args {
+		ps, ok := in.Properties[a]
+		if !ok || (ps.Type == "array" && i != len(args)-1) {
+			return nil, nil, fmt.Errorf("tool %s: positional argument %q is not an input property (or an array before the last)", name, a)
+		}
+	}
+	return in, out, nil
+}
 
-func (t *typed[In, Out]) Invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) Result {
+// typed is a tool built by New: its spec, and its definition's hooks with
+// their types boxed (an In or Out travels as any between them).
+type typed struct {
+	spec    *Spec
+	tx      TxMode
+	event   string
+	decode  func([]byte) (any, error) // validated arguments to an In
+	execute func(ctx context.Context, c *Call, in any) (any, error)
+	prepare func(ctx context.Context, c *Call, in any) (any, error)      // nil without Prepare
+	then    func(ctx context.Context, c *Call, in, out any) (any, error) // nil without Then
+	render  func(out any) string                                         // nil without Text
+}
+
+func (t *typed) Spec() *Spec { return t.spec }
+
+func (t *typed) Invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) Result {
 	out, js, err := t.invoke(ctx, env, p, raw)
 	if err != nil {
 		return failure(err)
@@ -300,7 +353,7 @@ func (t *typed[In, Out]) Invoke(ctx context.Context, env *Env, p baton.Principal
 // invoke is every transport's way in: the scope, then the arguments
 // (validated, defaults applied), then the pipeline. What fails leaves as
 // the client may see it (clientError).
-func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) (out Out, js []byte, err error) {
+func (t *typed) invoke(ctx context.Context, env *Env, p baton.Principal, raw json.RawMessage) (out any, js []byte, err error) {
 	defer func() {
 		if err != nil {
 			err = env.clientError(err)
@@ -308,16 +361,16 @@ func (t *typed[In, Out]) invoke(ctx context.Context, env *Env, p baton.Principal
 	}()
 	// Out of scope is out of scope, whatever the arguments.
 	if err := env.permit(ctx, p, t.spec.Name); err != nil {
-		return out, nil, err
+		return nil, nil, err
 	}
 	raw = env.fillProject(ctx, t.spec.InputSchema(), p, raw)
 	norm, verr := Validate(t.spec.InputSchema(), raw)
 	if verr != nil {
-		return out, nil, verr
+		return nil, nil, verr
 	}
-	var in In
-	if err := json.Unmarshal(norm, &in); err != nil {
-		return out, nil, baton.Errorf(baton.ErrInvalidInput, "arguments do not fit %s: %v", t.spec.Name, err).
+	in, err := t.decode(norm)
+	if err != nil {
+		return nil, nil, baton.Errorf(baton.ErrInvalidInput, "arguments do not fit %s: %v", t.spec.Name, err).
 			WithHint("check the types against the tool's input schema")
 	}
 	return t.run(ctx, env, p, in)
@@ -330,9 +383,9 @@ func failure(err error) Result {
 }
 
 // text is what a text-only reader sees of out, whose JSON is js.
-func (t *typed[In, Out]) text(out Out, js []byte) string {
-	if t.def.Text != nil {
-		return t.def.Text(out)
+func (t *typed) text(out any, js []byte) string {
+	if t.render != nil {
+		return t.render(out)
 	}
 	return string(js)
 }
@@ -341,10 +394,10 @@ func (t *typed[In, Out]) text(out Out, js []byte) string {
 // transaction, Execute, the output checked against the output schema before
 // commit, panics turned into ERR_INTERNAL. js is the output's JSON,
 // marshalled once for the check, the record and the response.
-func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, in In) (out Out, js []byte, err error) {
+func (t *typed) run(ctx context.Context, env *Env, p baton.Principal, in any) (out any, js []byte, err error) {
 	release, err := env.admit(ctx, p, t.spec)
 	if err != nil {
-		return out, nil, baton.AsError(err)
+		return nil, nil, baton.AsError(err)
 	}
 	defer func() {
 		if err != nil {
@@ -352,16 +405,16 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		}
 	}()
 	c := &Call{Principal: p, Env: env, Now: env.now()}
-	if t.def.Prepare != nil {
+	if t.prepare != nil {
 		if err := func() (err error) {
 			defer guard(env, t.spec.Name, &err)
-			c.Prepared, err = t.def.Prepare(ctx, c, in)
+			c.Prepared, err = t.prepare(ctx, c, in)
 			return err
 		}(); err != nil {
-			return out, nil, baton.AsError(err)
+			return nil, nil, baton.AsError(err)
 		}
 	}
-	writes := t.def.Transaction != TxNone && !t.spec.Annotations.ReadOnly
+	writes := t.tx != TxNone && !t.spec.Annotations.ReadOnly
 	var input recorded
 	if writes && env.Store != nil {
 		// The input's digest and subject do not depend on the
@@ -378,7 +431,7 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		if tx != nil && writes {
 			c.Tx = &itemMemo{Tx: tx}
 		}
-		o, err := t.def.Execute(ctx, c, in)
+		o, err := t.execute(ctx, c, in)
 		if err != nil {
 			return err
 		}
@@ -398,7 +451,7 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 			if subj == "" {
 				subj = subject(c, e.val)
 			}
-			if err := record(ctx, c, t.spec, t.def.Event, subj, input.digest, outDigest, e.raw); err != nil {
+			if err := record(ctx, c, t.spec, t.event, subj, input.digest, outDigest, e.raw); err != nil {
 				return err
 			}
 		}
@@ -406,7 +459,7 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 		return nil
 	}
 	switch {
-	case t.def.Transaction == TxNone:
+	case t.tx == TxNone:
 		err = exec(nil)
 	case env.Store == nil:
 		err = baton.Errorf(baton.ErrInitFailed, "%s needs the store, which is not open", t.spec.Name).
@@ -418,20 +471,18 @@ func (t *typed[In, Out]) run(ctx context.Context, env *Env, p baton.Principal, i
 	}
 	if err != nil {
 		c.rollback()
-		var zero Out
-		return zero, nil, baton.AsError(err)
+		return nil, nil, baton.AsError(err)
 	}
 	c.undo = nil // committed: nothing to undo
 	c.committed()
-	if t.def.Then != nil {
+	if t.then != nil {
 		c.Tx = nil
 		var e encoded
-		if out, err = t.def.Then(ctx, c, in, out); err == nil {
+		if out, err = t.then(ctx, c, in, out); err == nil {
 			e, err = t.checkOutput(out)
 		}
 		if err != nil {
-			var zero Out
-			return zero, nil, baton.AsError(err)
+			return nil, nil, baton.AsError(err)
 		}
 		js = e.raw
 	}
@@ -483,7 +534,7 @@ func guard(env *Env, name string, err *error) {
 
 // checkOutput marshals o once and holds it to the output schema; the
 // encoding it returns is what the record and the response use.
-func (t *typed[In, Out]) checkOutput(o Out) (encoded, error) {
+func (t *typed) checkOutput(o any) (encoded, error) {
 	e, err := encode(o)
 	if err != nil {
 		return encoded{}, err

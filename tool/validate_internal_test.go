@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ type listOut struct {
 // TestQuickWalkAgrees: check's quick walk finds a violation exactly when
 // the full walk does, over a valid page and pages each broken one way.
 func TestQuickWalkAgrees(t *testing.T) {
-	s, err := outputSchema[listOut](Rules{"items.status": Enum("todo", "doing", "done"), "items.title": Length(1, 40)})
+	s, err := outputSchema(reflect.TypeFor[listOut](), Rules{"items.status": Enum("todo", "doing", "done"), "items.title": Length(1, 40)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func page() listOut {
 // BenchmarkCheckOutput is the output check of a valid 50-item page, the
 // common case: go test -run '^$' -bench CheckOutput -benchmem ./tool/
 func BenchmarkCheckOutput(b *testing.B) {
-	s, err := outputSchema[listOut](Rules{"items.status": Enum("todo", "doing", "done")})
+	s, err := outputSchema(reflect.TypeFor[listOut](), Rules{"items.status": Enum("todo", "doing", "done")})
 	if err != nil {
 		b.Fatal(err)
 	}
