@@ -163,7 +163,7 @@ func TestServerPaginateBasic(t *testing.T) {
 		{
 			name:           "InvalidCursor",
 			initialItems:   allTestItems,
-			inputCursor:    "not-a-valid-gob-base64-cursor",
+			inputCursor:    "not-a-valid-base64-json-cursor",
 			inputPageSize:  5,
 			wantFeatures:   nil, // Should be nil for error cases
 			wantNextCursor: "",
