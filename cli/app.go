@@ -171,17 +171,23 @@ func (a *App) root(args ...string) *cobra.Command {
 	root.AddGroup(commandGroups()...) // groups.go: every command is in the group of what it holds
 	root.SetHelpCommandGroupID(groupSetup)
 	root.SetCompletionCommandGroupID(groupSetup)
-	for _, c := range append([]*cobra.Command{a.initCmd(), a.mcpCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
-		a.exportCmd(), a.importCmd(), // cli/export.go
-		a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd(),
-		a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd(), a.dispatchCmd(), a.hooksCmd()}, a.backupCmds()...) {
-		c.GroupID = commandGroup(c.Name())
-		root.AddCommand(c)
+	add := func(cs ...*cobra.Command) {
+		for _, c := range cs {
+			c.GroupID = commandGroup(c.Name())
+			root.AddCommand(c)
+		}
 	}
-	// `baton mcp` runs no CLI tool command: building those (flags from
-	// every tool's input schema, which New defers to first use) would
-	// build every tool's schemas at each agent's start.
-	if c, _, err := root.Find(args); err != nil || c.Name() != "mcp" || c.Parent() != root {
+	// `baton mcp`, which agents start again and again, gets no other
+	// command: building the rest of the tree (every tool's CLI command
+	// too, flags from its input schema) would be most of a server's
+	// start, and its code would stay resident in every idle server.
+	mcp := a.mcpCmd()
+	add(mcp)
+	if c, _, err := root.Find(args); err != nil || c != mcp {
+		add(append([]*cobra.Command{a.initCmd(), a.serveCmd(), a.agentCmd(), a.toolsCmd(), a.profileCmd(), a.projectCmd(),
+			a.exportCmd(), a.importCmd(), // cli/export.go
+			a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd(),
+			a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd(), a.dispatchCmd(), a.hooksCmd()}, a.backupCmds()...)...)
 		a.toolsetCommands(root)
 	}
 	root.Args = noArgs
