@@ -33,7 +33,7 @@ type ExportOptions struct {
 // once for the header's Merkle root and counts, once to write) as an
 // export file to w.
 func Export(ctx context.Context, q sqlcore.Querier, d sqlcore.Dialect, w io.Writer, opts ExportOptions) (*Header, error) {
-	tables := Tables
+	tables := Tables()
 	if opts.Project != "" {
 		var n int
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE slug = ?`, opts.Project).Scan(&n); err != nil {
@@ -43,7 +43,7 @@ func Export(ctx context.Context, q sqlcore.Querier, d sqlcore.Dialect, w io.Writ
 			return nil, baton.ProjectNotFound(opts.Project)
 		}
 		tables = nil
-		for _, t := range Tables {
+		for _, t := range Tables() {
 			if t.Scope != "" {
 				tables = append(tables, t)
 			}

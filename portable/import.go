@@ -271,11 +271,11 @@ func check(ctx context.Context, r io.Reader, limit int64) (*Header, error) {
 			switch {
 			case err != nil:
 				shapeErr = lineError(n+1, err)
-			case tableIndex[t] < last:
+			case catalogue().index[t] < last:
 				shapeErr = lineError(n+1, fmt.Errorf("a %s record after %s records: an export holds its records a type at a time, in a fixed order",
-					t.Type, Tables[last].Type))
+					t.Type, Tables()[last].Type))
 			default:
-				last = tableIndex[t]
+				last = catalogue().index[t]
 				counts[t.Type]++
 			}
 		}
@@ -295,7 +295,7 @@ func check(ctx context.Context, r io.Reader, limit int64) (*Header, error) {
 		return nil, baton.Errorf(baton.ErrInvalidInput, "line 1: the header lists %d records, the file holds %d", h.Records, n).
 			WithDetails("line", 1).WithHint("the header was changed after the export: export again from the source database")
 	}
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		if want := h.CountOf(t.Type); counts[t.Type] != want {
 			return nil, baton.Errorf(baton.ErrInvalidInput, "line 1: the header counts %d %s records, the file holds %d", want, t.Type, counts[t.Type]).
 				WithDetails("line", 1, "type", t.Type).WithHint("the header was changed after the export: export again from the source database")

@@ -150,7 +150,7 @@ func parseLine(line []byte) (*Table, Row, error) {
 	if err != nil || !ok {
 		return nil, nil, errors.New(`"type" is not a string`)
 	}
-	t := byType[name]
+	t := catalogue().byType[name]
 	if t == nil {
 		if name == "header" {
 			return nil, nil, errors.New("a second header: the header is the first line only")

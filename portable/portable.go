@@ -175,7 +175,7 @@ func parseHeader(line []byte) (*Header, error) {
 	if len(h.LineHashes) != 0 && int64(len(h.LineHashes)) != lineHashBytes*h.Records {
 		return nil, notExport(fmt.Sprintf("line_hashes covers %d records, not %d", len(h.LineHashes)/lineHashBytes, h.Records))
 	}
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		if n, ok := raw.Counts[t.Type]; ok {
 			h.Counts = append(h.Counts, Count{t.Type, n})
 			delete(raw.Counts, t.Type)

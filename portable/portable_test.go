@@ -209,7 +209,7 @@ func (d *db) fill() {
 		d.t.Fatal(err)
 	}
 	d.call("agent-alice", "add_comment", map[string]any{"issue_id": "COL-2", "content": "after the checkpoint"})
-	for _, tb := range portable.Tables {
+	for _, tb := range portable.Tables() {
 		if n := d.count(`SELECT COUNT(*) FROM ` + tb.Name); n == 0 {
 			d.t.Fatalf("the fixture leaves %s empty: give it a row", tb.Name)
 		}
@@ -527,7 +527,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 			if err != nil || !rep.DryRun || rep.Imported || rep.Added != rep.Records || rep.Records == 0 {
 				t.Fatalf("dry run = %v, %+v", err, rep)
 			}
-			for _, tb := range portable.Tables {
+			for _, tb := range portable.Tables() {
 				if n := dst.count(`SELECT COUNT(*) FROM ` + tb.Name); n != 0 && tb.Name != "knowledge_state" {
 					t.Fatalf("a dry run wrote %d rows into %s", n, tb.Name)
 				}

@@ -3,6 +3,7 @@ package portable
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Kind is a column's canonical JSON type: what both stores' values of it
@@ -131,103 +132,140 @@ var (
 
 // Tables are the exported tables, in the order an export writes them:
 // every table after the ones its rows refer to, so an import inserts them
-// in file order.
-var Tables = []*Table{
-	{Name: "projects", Type: "project", Key: []string{"slug"}, Unique: [][]string{{"prefix"}}, Scope: `slug = ?`,
-		Columns: cols("slug text, prefix text, name text, next_seq int, created_at int, root text, tools text")},
-	{Name: "project_configs", Type: "project_config", Key: []string{"project", "version"}, Scope: inProject,
-		Columns: cols("project text, version int, settings text, updated_by text, updated_at int")},
-	{Name: "items", Type: "item", Key: []string{"id"}, Unique: [][]string{{"project", "sequence"}}, Order: []string{"rid"},
-		Scope: inProject, Deferred: "parent_id", Skip: ridAndFTS,
-		Columns: cols("id text, project text, sequence int, title text, description text, kind text, status text, priority int, " +
-			"assignee text, parent_id text?, progress int, estimate_hours float?, blocked_reason text, created_by text, updated_by text, " +
-			"created_at int, updated_at int, close_reason text, resume_status text")},
-	{Name: "item_labels", Type: "item_label", Key: []string{"item_id", "label"}, Scope: ofProjectItem,
-		Columns: cols("item_id text, label text, position int")},
-	{Name: "item_deps", Type: "item_dependency", Key: []string{"item_id", "depends_on"}, Scope: ofProjectItem,
-		Columns: cols("item_id text, depends_on text")},
-	{Name: "item_aliases", Type: "item_alias", Key: []string{"old_id"}, Scope: ofProjectItem,
-		Columns: cols("old_id text, item_id text")},
-	{Name: "claims", Type: "claim", Key: []string{"item_id"}, Scope: ofProjectItem,
-		Columns: cols("item_id text, holder text, token int, ttl_ms int, prev_status text, claimed_at int, expires_at int")},
-	{Name: "claim_tokens", Type: "claim_token", Key: []string{"item_id"}, Scope: ofProjectItem,
-		Columns: cols("item_id text, last int")},
-	{Name: "claim_fences", Type: "claim_fence", Key: []string{"item_id", "holder"}, Scope: ofProjectItem,
-		Columns: cols("item_id text, holder text, token int, expires_at int, released_by text")},
-	{Name: "dispatch_retries", Type: "dispatch_retry", Key: []string{"item_id"}, Scope: ofProjectItem,
-		Columns: cols("item_id text, attempts int, next_at int, last_error text, updated_at int")},
-	{Name: "findings", Type: "finding", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
-		Columns: cols("id text, item_id text, category text, summary text, details text, files text, created_by text, created_at int")},
-	{Name: "phase_marks", Type: "phase_mark", Key: []string{"finding_id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
-		Columns: cols("finding_id text, item_id text, category text, phase text, outcome text, reason text, processed_by text, processed_at int")},
-	{Name: "comments", Type: "comment", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
-		Columns: cols("id text, item_id text, body text, created_by text, created_at int")},
-	{Name: "learnings", Type: "learning", Key: []string{"id"}, Unique: [][]string{{"item_id", "normalized"}}, Order: []string{"rid"},
-		Scope: ofProjectItem,
-		Skip: map[string]string{"rid": skipRID, "fts": skipGenerated, "words": skipGenerated,
-			"applies_text": "PostgreSQL: applies_to's entries joined for the full-text index, written again on import"},
-		Columns: cols("id text, item_id text, project text, pattern text, normalized text, context text, applies_to text, " +
-			"learning_type text, quality_score int, verified int, created_by text, created_at int")},
-	{Name: "test_health", Type: "test_health", Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
-		Columns: cols("item_id text, agent text, test_count int, test_files_changed int?, tests_added int?, tests_removed int?, " +
-			"execution_time_ms int?, created_at int")},
-	{Name: "coverage", Type: "coverage", Key: []string{"project", "file_path", "concept"}, Scope: inProject,
-		Columns: cols("project text, file_path text, concept text, status text, ticket_id text, notes text, agent text, updated_at int")},
-	{Name: "runs", Type: "run", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
-		Columns: cols("id text, item_id text, agent text, status text, error text, cost_usd float, duration_ms int, num_turns int, " +
-			"model text, started_at int, ended_at int, event_count int, profile text, attempt int, worktree text, host text, pid int, " +
-			"exit_code int?, dispatcher text, heartbeat_at int")},
-	{Name: "run_events", Type: "run_event", Key: []string{"run_id", "seq"}, Scope: ofProjectRun,
-		Columns: cols("run_id text, seq int, type text, subtype text, data text, created_at int")},
-	{Name: "run_output", Type: "run_output", Key: []string{"run_id"}, Scope: ofProjectRun,
-		Columns: cols("run_id text, stdout text, stderr text, stdout_dropped int, stderr_dropped int")},
-	{Name: "prs", Type: "pr", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
-		Columns: cols("id text, item_id text, branch_name text, base_branch text, base_sha text, head_sha text, commits int, " +
-			"repo_dir text, diff text, diff_truncated int, files text, gates text, risk text, risk_level text, status text, reason text, " +
-			"fix_instructions text, reviewed_by text, reviewed_at int, created_by text, created_at int, updated_at int")},
-	{Name: "thoughts", Type: "thought", Key: []string{"id"}, Order: []string{"rid"}, Scope: `task_id IN (SELECT id FROM items WHERE project = ?)`,
-		Skip: ridOnly,
-		Columns: cols("id text, task_id text, position int, type text, content text, branch text, commit_sha text, tests_run text, " +
-			"blockers text, metadata text, recorded_at text, recorded_by text, previous_hash text, hash text")},
-	{Name: "audit_sessions", Type: "audit_session", Key: []string{"id"}, Order: []string{"rid"},
-		Scope: `task_id IN (SELECT id FROM items WHERE project = ?)`, Skip: ridOnly,
-		Columns: cols("id text, task_id text, auditor_id text, reason text, scope text, started_by text, started_at int, " +
-			"finalized_at int?, merkle_root text, root_task text, tree_depth int, leaf_count int, last_change int, tracking_ended_at int?")},
-	{Name: "session_records", Type: "session_record", Key: []string{"session_id", "seq"},
-		Scope:   `session_id IN (SELECT s.id FROM audit_sessions s JOIN items i ON i.id = s.task_id WHERE i.project = ?)`,
-		Columns: cols("session_id text, seq int, kind text, record_id text, task_id text, hash text, at int")},
-	{Name: "messages", Type: "message", Key: []string{"id"}, Order: []string{"rid"}, Scope: inProject,
-		Skip: map[string]string{"rid": skipRID, "words": skipGenerated},
-		Columns: cols("id text, project text, agent_id text, recipient text, role text, body text, thread_id text, metadata text, " +
-			"event_type text, delivery_status text, created_at int, question text")},
-	{Name: "proposals", Type: "proposal", Key: []string{"id"}, Order: []string{"rid"}, Scope: inProject, Skip: ridOnly,
-		Columns: cols("id text, project text, author text, title text, description text, type text, status text, created_at int")},
-	{Name: "documents", Type: "document", Key: []string{"scope", "project", "path", "version_ms"}, Order: []string{"rid"},
-		Scope: `scope = 'project' AND project = ?`, Skip: ridOnly,
-		Columns: cols("scope text, project text, path text, version_ms int, deleted int, content text, content_type text, size_bytes int, " +
-			"sha256 text, source_path text, source_sha256 text, change_note text, created_by text, created_at int, source_type text, " +
-			"description text, refresh_frequency_sec int, refreshed_at int, last_refresh_status text")},
-	{Name: "file_reservations", Type: "file_reservation", Key: []string{"id"}, Scope: inProject,
-		Columns: cols("id int, project text, agent text, pattern text, exclusive bool, reason text, item_id text, created_at int, " +
-			"expires_at int, released_at int?, released_by text")},
-	{Name: "events", Type: "event", Key: []string{"project", "seq"}, Scope: inProject,
-		Columns: cols("project text, seq int, type text, subject text, agent text, data text, at int")},
-	{Name: "profiles", Type: "profile", Key: []string{"name"},
-		Columns: cols("name text, extends text, allowed_tools text, disallowed_tools text, skills text, description text, updated_at int")},
-	{Name: "agents", Type: "agent", Key: []string{"name"},
-		Columns: cols("name text, status text, task text, bead_id text, progress int, progress_task text, progress_description text, " +
-			"first_seen int, last_seen int")},
-	{Name: "agent_sessions", Type: "agent_session", Key: []string{"id"},
-		Columns: cols("id text, agent text, connected_at int, last_seen int, closed_at int?")},
-	{Name: "actions", Type: "action", Key: []string{"position"},
-		Columns: cols("position int, agent text, source text, tool text, subject text, input_digest text, result_digest text, at text, " +
-			"previous_hash text, hash text")},
-	{Name: "action_rechain", Type: "action_rechain", Key: []string{"id"},
-		Columns: cols("id int, pending int, records int, old_head text, first_break int, position int, at text")},
-	{Name: "audit_log", Type: "audit_log", Key: []string{"id"},
-		Columns: cols("id int, origin text, public_key text, created_at text")},
-	{Name: "audit_checkpoints", Type: "audit_checkpoint", Key: []string{"size"},
-		Columns: cols("size int, root text, note text, edge text, head text, at text")},
+// in file order. They are built on first use, not when the package
+// initialises: every baton process links this package, few export.
+func Tables() []*Table { return catalogue().tables }
+
+// catalog is Tables with its indexes.
+type catalog struct {
+	tables []*Table
+	byType map[string]*Table // a table by its record type
+	index  map[*Table]int    // each table's place in tables
+}
+
+var catalogue = sync.OnceValue(func() *catalog {
+	c := &catalog{tables: tables(), byType: map[string]*Table{}, index: map[*Table]int{}}
+	for i, t := range c.tables {
+		if _, dup := c.byType[t.Type]; dup {
+			panic("portable: duplicate record type " + t.Type)
+		}
+		if t.Order == nil {
+			t.Order = t.Key
+		}
+		for _, k := range append(append([]string{}, t.Key...), t.Order...) {
+			if k != "rid" && t.index(k) < 0 {
+				panic("portable: " + t.Name + " orders or keys by unknown column " + k)
+			}
+		}
+		for _, k := range t.Key {
+			if t.Column(k).Null {
+				panic("portable: " + t.Name + " keys by nullable column " + k)
+			}
+		}
+		c.index[t] = i
+		c.byType[t.Type] = t
+	}
+	return c
+})
+
+func tables() []*Table {
+	return []*Table{
+		{Name: "projects", Type: "project", Key: []string{"slug"}, Unique: [][]string{{"prefix"}}, Scope: `slug = ?`,
+			Columns: cols("slug text, prefix text, name text, next_seq int, created_at int, root text, tools text")},
+		{Name: "project_configs", Type: "project_config", Key: []string{"project", "version"}, Scope: inProject,
+			Columns: cols("project text, version int, settings text, updated_by text, updated_at int")},
+		{Name: "items", Type: "item", Key: []string{"id"}, Unique: [][]string{{"project", "sequence"}}, Order: []string{"rid"},
+			Scope: inProject, Deferred: "parent_id", Skip: ridAndFTS,
+			Columns: cols("id text, project text, sequence int, title text, description text, kind text, status text, priority int, " +
+				"assignee text, parent_id text?, progress int, estimate_hours float?, blocked_reason text, created_by text, updated_by text, " +
+				"created_at int, updated_at int, close_reason text, resume_status text")},
+		{Name: "item_labels", Type: "item_label", Key: []string{"item_id", "label"}, Scope: ofProjectItem,
+			Columns: cols("item_id text, label text, position int")},
+		{Name: "item_deps", Type: "item_dependency", Key: []string{"item_id", "depends_on"}, Scope: ofProjectItem,
+			Columns: cols("item_id text, depends_on text")},
+		{Name: "item_aliases", Type: "item_alias", Key: []string{"old_id"}, Scope: ofProjectItem,
+			Columns: cols("old_id text, item_id text")},
+		{Name: "claims", Type: "claim", Key: []string{"item_id"}, Scope: ofProjectItem,
+			Columns: cols("item_id text, holder text, token int, ttl_ms int, prev_status text, claimed_at int, expires_at int")},
+		{Name: "claim_tokens", Type: "claim_token", Key: []string{"item_id"}, Scope: ofProjectItem,
+			Columns: cols("item_id text, last int")},
+		{Name: "claim_fences", Type: "claim_fence", Key: []string{"item_id", "holder"}, Scope: ofProjectItem,
+			Columns: cols("item_id text, holder text, token int, expires_at int, released_by text")},
+		{Name: "dispatch_retries", Type: "dispatch_retry", Key: []string{"item_id"}, Scope: ofProjectItem,
+			Columns: cols("item_id text, attempts int, next_at int, last_error text, updated_at int")},
+		{Name: "findings", Type: "finding", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
+			Columns: cols("id text, item_id text, category text, summary text, details text, files text, created_by text, created_at int")},
+		{Name: "phase_marks", Type: "phase_mark", Key: []string{"finding_id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
+			Columns: cols("finding_id text, item_id text, category text, phase text, outcome text, reason text, processed_by text, processed_at int")},
+		{Name: "comments", Type: "comment", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
+			Columns: cols("id text, item_id text, body text, created_by text, created_at int")},
+		{Name: "learnings", Type: "learning", Key: []string{"id"}, Unique: [][]string{{"item_id", "normalized"}}, Order: []string{"rid"},
+			Scope: ofProjectItem,
+			Skip: map[string]string{"rid": skipRID, "fts": skipGenerated, "words": skipGenerated,
+				"applies_text": "PostgreSQL: applies_to's entries joined for the full-text index, written again on import"},
+			Columns: cols("id text, item_id text, project text, pattern text, normalized text, context text, applies_to text, " +
+				"learning_type text, quality_score int, verified int, created_by text, created_at int")},
+		{Name: "test_health", Type: "test_health", Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
+			Columns: cols("item_id text, agent text, test_count int, test_files_changed int?, tests_added int?, tests_removed int?, " +
+				"execution_time_ms int?, created_at int")},
+		{Name: "coverage", Type: "coverage", Key: []string{"project", "file_path", "concept"}, Scope: inProject,
+			Columns: cols("project text, file_path text, concept text, status text, ticket_id text, notes text, agent text, updated_at int")},
+		{Name: "runs", Type: "run", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
+			Columns: cols("id text, item_id text, agent text, status text, error text, cost_usd float, duration_ms int, num_turns int, " +
+				"model text, started_at int, ended_at int, event_count int, profile text, attempt int, worktree text, host text, pid int, " +
+				"exit_code int?, dispatcher text, heartbeat_at int")},
+		{Name: "run_events", Type: "run_event", Key: []string{"run_id", "seq"}, Scope: ofProjectRun,
+			Columns: cols("run_id text, seq int, type text, subtype text, data text, created_at int")},
+		{Name: "run_output", Type: "run_output", Key: []string{"run_id"}, Scope: ofProjectRun,
+			Columns: cols("run_id text, stdout text, stderr text, stdout_dropped int, stderr_dropped int")},
+		{Name: "prs", Type: "pr", Key: []string{"id"}, Order: []string{"rid"}, Scope: ofProjectItem, Skip: ridOnly,
+			Columns: cols("id text, item_id text, branch_name text, base_branch text, base_sha text, head_sha text, commits int, " +
+				"repo_dir text, diff text, diff_truncated int, files text, gates text, risk text, risk_level text, status text, reason text, " +
+				"fix_instructions text, reviewed_by text, reviewed_at int, created_by text, created_at int, updated_at int")},
+		{Name: "thoughts", Type: "thought", Key: []string{"id"}, Order: []string{"rid"}, Scope: `task_id IN (SELECT id FROM items WHERE project = ?)`,
+			Skip: ridOnly,
+			Columns: cols("id text, task_id text, position int, type text, content text, branch text, commit_sha text, tests_run text, " +
+				"blockers text, metadata text, recorded_at text, recorded_by text, previous_hash text, hash text")},
+		{Name: "audit_sessions", Type: "audit_session", Key: []string{"id"}, Order: []string{"rid"},
+			Scope: `task_id IN (SELECT id FROM items WHERE project = ?)`, Skip: ridOnly,
+			Columns: cols("id text, task_id text, auditor_id text, reason text, scope text, started_by text, started_at int, " +
+				"finalized_at int?, merkle_root text, root_task text, tree_depth int, leaf_count int, last_change int, tracking_ended_at int?")},
+		{Name: "session_records", Type: "session_record", Key: []string{"session_id", "seq"},
+			Scope:   `session_id IN (SELECT s.id FROM audit_sessions s JOIN items i ON i.id = s.task_id WHERE i.project = ?)`,
+			Columns: cols("session_id text, seq int, kind text, record_id text, task_id text, hash text, at int")},
+		{Name: "messages", Type: "message", Key: []string{"id"}, Order: []string{"rid"}, Scope: inProject,
+			Skip: map[string]string{"rid": skipRID, "words": skipGenerated},
+			Columns: cols("id text, project text, agent_id text, recipient text, role text, body text, thread_id text, metadata text, " +
+				"event_type text, delivery_status text, created_at int, question text")},
+		{Name: "proposals", Type: "proposal", Key: []string{"id"}, Order: []string{"rid"}, Scope: inProject, Skip: ridOnly,
+			Columns: cols("id text, project text, author text, title text, description text, type text, status text, created_at int")},
+		{Name: "documents", Type: "document", Key: []string{"scope", "project", "path", "version_ms"}, Order: []string{"rid"},
+			Scope: `scope = 'project' AND project = ?`, Skip: ridOnly,
+			Columns: cols("scope text, project text, path text, version_ms int, deleted int, content text, content_type text, size_bytes int, " +
+				"sha256 text, source_path text, source_sha256 text, change_note text, created_by text, created_at int, source_type text, " +
+				"description text, refresh_frequency_sec int, refreshed_at int, last_refresh_status text")},
+		{Name: "file_reservations", Type: "file_reservation", Key: []string{"id"}, Scope: inProject,
+			Columns: cols("id int, project text, agent text, pattern text, exclusive bool, reason text, item_id text, created_at int, " +
+				"expires_at int, released_at int?, released_by text")},
+		{Name: "events", Type: "event", Key: []string{"project", "seq"}, Scope: inProject,
+			Columns: cols("project text, seq int, type text, subject text, agent text, data text, at int")},
+		{Name: "profiles", Type: "profile", Key: []string{"name"},
+			Columns: cols("name text, extends text, allowed_tools text, disallowed_tools text, skills text, description text, updated_at int")},
+		{Name: "agents", Type: "agent", Key: []string{"name"},
+			Columns: cols("name text, status text, task text, bead_id text, progress int, progress_task text, progress_description text, " +
+				"first_seen int, last_seen int")},
+		{Name: "agent_sessions", Type: "agent_session", Key: []string{"id"},
+			Columns: cols("id text, agent text, connected_at int, last_seen int, closed_at int?")},
+		{Name: "actions", Type: "action", Key: []string{"position"},
+			Columns: cols("position int, agent text, source text, tool text, subject text, input_digest text, result_digest text, at text, " +
+				"previous_hash text, hash text")},
+		{Name: "action_rechain", Type: "action_rechain", Key: []string{"id"},
+			Columns: cols("id int, pending int, records int, old_head text, first_break int, position int, at text")},
+		{Name: "audit_log", Type: "audit_log", Key: []string{"id"},
+			Columns: cols("id int, origin text, public_key text, created_at text")},
+		{Name: "audit_checkpoints", Type: "audit_checkpoint", Key: []string{"size"},
+			Columns: cols("size int, root text, note text, edge text, head text, at text")},
+	}
 }
 
 // Excluded are the tables an export leaves out, each with the reason:
@@ -251,35 +289,6 @@ var Excluded = map[string]string{
 	"goose_db_version":    "migration bookkeeping of the target's own schema",
 }
 
-// byType finds a table by its record type.
-var byType = func() map[string]*Table {
-	m := map[string]*Table{}
-	for i, t := range Tables {
-		if _, dup := m[t.Type]; dup {
-			panic("portable: duplicate record type " + t.Type)
-		}
-		if t.Order == nil {
-			t.Order = t.Key
-		}
-		for _, k := range append(append([]string{}, t.Key...), t.Order...) {
-			if k != "rid" && t.index(k) < 0 {
-				panic("portable: " + t.Name + " orders or keys by unknown column " + k)
-			}
-		}
-		for _, k := range t.Key {
-			if t.Column(k).Null {
-				panic("portable: " + t.Name + " keys by nullable column " + k)
-			}
-		}
-		tableIndex[t] = i
-		m[t.Type] = t
-	}
-	return m
-}()
-
-// tableIndex is each table's place in Tables.
-var tableIndex = map[*Table]int{}
-
 // Coverage compares the live schema, each table's columns by table name, with
 // Tables and Excluded, and describes every difference: a table neither
 // exported nor excluded (a migration added it), an exported table or
@@ -289,7 +298,7 @@ var tableIndex = map[*Table]int{}
 func Coverage(live map[string][]string) []string {
 	var problems []string
 	exported := map[string]*Table{}
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		exported[t.Name] = t
 	}
 	for name, columns := range live {
@@ -318,7 +327,7 @@ func Coverage(live map[string][]string) []string {
 			}
 		}
 	}
-	for _, t := range Tables {
+	for _, t := range Tables() {
 		if _, ok := live[t.Name]; !ok {
 			problems = append(problems, fmt.Sprintf("table %s is exported but the database has no such table", t.Name))
 		}
