@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/xiatechs/jsonata-go/jlib"
@@ -74,7 +75,12 @@ var (
 	argCountEquals1 = jtypes.ArgCountEquals(1)
 )
 
-var baseEnv = initBaseEnv(map[string]Extension{
+// baseEnv is the environment of the built-in functions, built on first
+// use: building it checks every function's signature by reflection, work
+// each program importing the package would otherwise do at start.
+var baseEnv = sync.OnceValue(func() *environment { return initBaseEnv(baseExtensions) })
+
+var baseExtensions = map[string]Extension{
 
 	/*
 		EXTENDED START
@@ -479,7 +485,7 @@ var baseEnv = initBaseEnv(map[string]Extension{
 		UndefinedHandler:   nil,
 		EvalContextHandler: nil,
 	},
-})
+}
 
 func initBaseEnv(exts map[string]Extension) *environment {
 

@@ -333,7 +333,7 @@ func (e *Expr) newEnv(input reflect.Value) *environment {
 
 	tc := timeCallables(time.Now())
 
-	env := newEnvironment(baseEnv, len(tc)+len(e.registry)+1)
+	env := newEnvironment(baseEnv(), len(tc)+len(e.registry)+1)
 
 	env.bind("$", input)
 	env.bindAll(tc)
