@@ -122,7 +122,7 @@ const (
 // Reasons for the columns the export leaves out.
 const (
 	skipRID       = "row number: rows are exported in its order and numbered afresh on import"
-	skipGenerated = "PostgreSQL full-text index (a generated tsvector column)"
+	skipGenerated = "PostgreSQL full-text index (a tsvector column computed from the row's text)"
 )
 
 var (
