@@ -246,6 +246,7 @@ func check(ctx context.Context, r io.Reader, limit int64) (*Header, error) {
 		shapeErr     error
 		last         = -1
 		counts       = map[string]int64{}
+		cat          = catalogue()
 	)
 	for {
 		line, err := lr.next(MaxLineBytes)
@@ -271,11 +272,11 @@ func check(ctx context.Context, r io.Reader, limit int64) (*Header, error) {
 			switch {
 			case err != nil:
 				shapeErr = lineError(n+1, err)
-			case catalogue().index[t] < last:
+			case cat.index[t] < last:
 				shapeErr = lineError(n+1, fmt.Errorf("a %s record after %s records: an export holds its records a type at a time, in a fixed order",
-					t.Type, Tables()[last].Type))
+					t.Type, cat.tables[last].Type))
 			default:
-				last = catalogue().index[t]
+				last = cat.index[t]
 				counts[t.Type]++
 			}
 		}
