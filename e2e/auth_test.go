@@ -77,6 +77,7 @@ func unauthorized(t *testing.T, r httpReply, reason string) {
 }
 
 func TestAuthRefusesMissingAndBadTokens(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db)
 	for _, tc := range []struct{ name, token, reason string }{
@@ -118,6 +119,7 @@ func TestAuthRefusesMissingAndBadTokens(t *testing.T) {
 // TestAuthTokenIsTheIdentity: the token's agent is the sender and the
 // creator whatever the server's --agent, the arguments or _meta say.
 func TestAuthTokenIsTheIdentity(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db, "--agent", "agent-alice")
 	bob := &rawHTTP{t: t, url: srv.url, token: issueToken(t, db, "agent-bob", "--profile", "worker", "--project", "colibri")}
@@ -170,6 +172,7 @@ func TestAuthTokenIsTheIdentity(t *testing.T) {
 // TestAuthSessionBelongsToItsToken: another agent's token, even a valid
 // one, cannot use a session it did not open.
 func TestAuthSessionBelongsToItsToken(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db)
 	bob := &rawHTTP{t: t, url: srv.url, token: issueToken(t, db, "agent-bob", "--profile", "worker")}
@@ -198,6 +201,7 @@ func TestAuthSessionBelongsToItsToken(t *testing.T) {
 // TestAuthRevokedToken: `baton agent revoke` shuts the agent out of a
 // running server within the token cache's 2 s.
 func TestAuthRevokedToken(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db)
 	bob := &rawHTTP{t: t, url: srv.url, token: issueToken(t, db, "agent-bob", "--profile", "worker")}
@@ -236,6 +240,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestAuthProfileLimitsTools: a scanner token neither lists nor calls
 // move_issue, through a real MCP client.
 func TestAuthProfileLimitsTools(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db)
 	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: srv.url + "/mcp",
@@ -265,6 +270,7 @@ func TestAuthProfileLimitsTools(t *testing.T) {
 // TestAuthSchedulerToken: a scheduler token's sessions cannot message the
 // user and create at most 3 issues each; a new session starts afresh.
 func TestAuthSchedulerToken(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db)
 	token := issueToken(t, db, "sched-1", "--profile", "intake", "--project", "colibri", "--scheduler")
@@ -301,6 +307,7 @@ func TestAuthSchedulerToken(t *testing.T) {
 // TestAuthRateLimit: with --rate-limit 1 an agent gets 2 calls at once,
 // then ERR_RATE_LIMITED with how long to wait.
 func TestAuthRateLimit(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db, "--rate-limit", "1")
 	bob := &rawHTTP{t: t, url: srv.url, token: issueToken(t, db, "agent-bob", "--profile", "worker")}
@@ -327,6 +334,7 @@ func TestAuthRateLimit(t *testing.T) {
 // TestInsecureLocalOnlyOnLoopback: serving without tokens is refused on
 // an address other machines reach.
 func TestInsecureLocalOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
 		out, code := cliRun(t, "--db", db, "serve", "--insecure-local", "--addr", addr)

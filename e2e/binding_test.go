@@ -25,6 +25,7 @@ func git(t *testing.T, dir string, args ...string) {
 // issue tools default to the bound issue, memory goes to the profile, and
 // verify_workspace checks the real worktree the server runs in.
 func TestSessionBinding(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	if out, code := cliRun(t, "--db", db, "issues", "create_issue", "--title", "Bound issue", "--project", "colibri"); code != 0 {
 		t.Fatalf("create_issue: %s", out)

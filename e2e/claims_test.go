@@ -12,6 +12,7 @@ import (
 // claim the same item at once. SQLite's file locking, not any in-process
 // mutex, must make exactly one of them the holder.
 func TestClaimRaceAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	if out, code := cliRun(t, "--db", db, "tasks", "task_create", "--title", "x", "--project", "colibri", "--json"); code != 0 {
 		t.Fatalf("task_create: exit %d: %s", code, out)

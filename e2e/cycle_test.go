@@ -616,6 +616,7 @@ func (c cliAgent) fail(tool string, args map[string]any, code string) map[string
 // pr show` and `baton pr gates`. A required gate that fails sends the
 // first ready claim back before any judge sees it.
 func TestPipelineCycleThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	s := newShop(t, "")
 	s.ok(s.repo, "project", "configure", "--gate", "Constructor=grep -q NewCache cache.go", "--sensitive-paths", "db/**,**/.env*")
 	cfg := s.okJSON(s.repo, "project", "show")["config"].(map[string]any)
@@ -757,6 +758,7 @@ func perIssue(evs []map[string]any, typ string) map[string]int {
 // processed exactly once (one transition each, one action each), and an
 // SSE subscriber of one replica sees the transitions the other made.
 func TestPipelineTwoReplicasTickOnPostgres(t *testing.T) {
+	t.Parallel()
 	s := newShop(t, pgDB(t))
 	const n = 6
 	researcher := cliAgent{s, "researcher-1", "researcher", s.repo}

@@ -67,6 +67,7 @@ func in(t *testing.T, dir string, env []string, args ...string) string {
 // (the agent speaks MCP to the baton its configuration starts), records
 // the run, and baton runs shows it.
 func TestDispatchOnce(t *testing.T) {
+	t.Parallel()
 	repo, env := dispatchRepo(t, "work")
 	dry := in(t, repo, env, "dispatch", "--dry-run")
 	if !strings.Contains(dry, "would start 1 agents") || !strings.Contains(dry, "SYM-1") {
@@ -108,6 +109,7 @@ func TestDispatchOnce(t *testing.T) {
 // second one is refused), and SIGTERM stops its agent, records the run as
 // cancelled and exits; the same inside baton serve --dispatch.
 func TestDispatchSIGTERM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the dispatcher's signal tests run in the full suite (.ci/run); dispatch/ covers shutdown in-process")
 	}
@@ -171,6 +173,7 @@ func TestDispatchSIGTERM(t *testing.T) {
 // (parent-death signal), and the next dispatcher of the host ends the run
 // as failed and kills what the agent left running.
 func TestDispatchKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the dispatcher's crash test runs in the full suite (.ci/run)")
 	}

@@ -54,6 +54,7 @@ func gitAs(t *testing.T, dir, agent string, env []string, args ...string) (strin
 // alice's name, the pattern and the reason; alice's own commit goes
 // through; a shared reservation blocks nobody; the bypass works.
 func TestGuardRefusesCommitOnReservedPath(t *testing.T) {
+	t.Parallel()
 	dir := guardRepo(t)
 	gittest.Write(t, dir, "src/parser.go", "package src\n")
 	gittest.Git(t, dir, "add", "src/parser.go")
@@ -84,6 +85,7 @@ func TestGuardRefusesCommitOnReservedPath(t *testing.T) {
 // bypass) are caught again by pre-push, which checks every commit the
 // remote does not have yet.
 func TestGuardRefusesPush(t *testing.T) {
+	t.Parallel()
 	dir := guardRepo(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	gittest.Git(t, dir, "init", "-q", "--bare", remote)
@@ -108,6 +110,7 @@ func TestGuardRefusesPush(t *testing.T) {
 // TestGuardKeepsForeignHook: a pre-commit hook already in the repository
 // is kept and still runs (first) once baton's guard is installed.
 func TestGuardKeepsForeignHook(t *testing.T) {
+	t.Parallel()
 	gittest.Need(t, "the git guard runs as git hooks")
 	dir := t.TempDir()
 	gittest.Git(t, dir, "init", "-q", "-b", "main")

@@ -18,6 +18,7 @@ import (
 // clients that trickle a body or idle on a kept-alive connection, while a
 // client with a token keeps working.
 func TestPoint3ServeCutsSlowClients(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db, "--header-timeout", "1s", "--body-timeout", "1s", "--idle-timeout", "1s")
 	token := issueToken(t, db, "agent-bob", "--profile", "worker")
@@ -71,6 +72,7 @@ func TestPoint3ServeCutsSlowClients(t *testing.T) {
 // TestPoint3ServeSessionCap: --max-sessions-per-token refuses the session
 // past the cap with 429 and Retry-After; another token is unaffected.
 func TestPoint3ServeSessionCap(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db, "--max-sessions-per-token", "2", "--session-idle-timeout", "1m")
 	bob := issueToken(t, db, "agent-bob", "--profile", "worker")
@@ -100,6 +102,7 @@ func TestPoint3ServeSessionCap(t *testing.T) {
 // (sessionless) client, a legacy HTTP+SSE client at /sse, and answers a
 // POST that neither has a session nor opens one with 400.
 func TestPoint15ServeProtocols(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTPAuth(t, db)
 	token := issueToken(t, db, "agent-bob", "--profile", "worker")

@@ -15,6 +15,7 @@ import (
 // bare boolean property schemas in tools/list and validates every
 // structuredContent against the tool's outputSchema, error results too.
 func TestTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed; .ci/run installs it (apt-get install nodejs npm)")

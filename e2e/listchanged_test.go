@@ -194,6 +194,7 @@ func listChangedScenario(t *testing.T, db string, workers []*sdkListener, scanne
 // go-sdk client when another process's `baton profile` changes its tools,
 // and only then.
 func TestPoint13ListChangedOverStdio(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	if out, code := cliRun(t, "--db", db, "tasks", "task_create", "--title", "watched", "--project", "colibri"); code != 0 {
 		t.Fatalf("task_create: %d %s", code, out)
@@ -209,6 +210,7 @@ func TestPoint13ListChangedOverStdio(t *testing.T) {
 // sessions of one `baton serve` authenticated by a worker's and a
 // scanner's token.
 func TestPoint13ListChangedOverHTTP(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	if out, code := cliRun(t, "--db", db, "tasks", "task_create", "--title", "watched", "--project", "colibri"); code != 0 {
 		t.Fatalf("task_create: %d %s", code, out)
@@ -225,6 +227,7 @@ func TestPoint13ListChangedOverHTTP(t *testing.T) {
 // replicas each hear the CLI's change (LISTEN/NOTIFY) and tell their own
 // worker sessions; the scanner on one of them hears nothing.
 func TestPoint13ListChangedAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	db := newPGDB(t)
 	if out, code := cliRun(t, "--db", db, "tasks", "task_create", "--title", "watched", "--project", "colibri"); code != 0 {
 		t.Fatalf("task_create: %d %s", code, out)
@@ -257,6 +260,7 @@ func tokenAndID(t *testing.T, db string, args ...string) (token, id string) {
 // more, while the session of the same agent's other token goes on and
 // hears the next changes.
 func TestPoint13RevokedTokenEndsItsSessions(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"2025-11-25", ""} {
 		name := version
 		if name == "" {

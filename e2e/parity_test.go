@@ -76,6 +76,7 @@ func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 }
 
 func TestParity(t *testing.T) {
+	t.Parallel()
 	results := map[string][]string{}
 
 	// stdio: the binary under a real MCP client.
@@ -134,6 +135,7 @@ func TestParity(t *testing.T) {
 // TestConcurrentCreatesOverHTTP: 32 agents, each with its own session,
 // create at once; every one gets its own id and sequence, none is lost.
 func TestConcurrentCreatesOverHTTP(t *testing.T) {
+	t.Parallel()
 	srv := startHTTP(t, newDB(t), "--agent", "agent-alice")
 	const n = 32
 	ids := make(chan string, n)

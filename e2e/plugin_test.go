@@ -138,6 +138,7 @@ func actionsOf(t *testing.T, db, prefix string) []map[string]any {
 // TestPluginOverStdio: baton A proxies baton B, started by A from the
 // baton.toml in its working directory.
 func TestPluginOverStdio(t *testing.T) {
+	t.Parallel()
 	dbA, dbB, dir := newDB(t), peerDB(t), t.TempDir()
 	writeFile(t, filepath.Join(dir, "baton.toml"), stdioConfig(dbB))
 
@@ -318,6 +319,7 @@ func (r *recorder) wrap(t *testing.T, target string) string {
 // TestPluginOverHTTP: baton A proxies baton B served over Streamable
 // HTTP; bad arguments never reach B.
 func TestPluginOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbA, dbB := newDB(t), peerDB(t)
 	b := startHTTP(t, dbB, "--insecure-local", "--agent", "peer-http")
 	rec := &recorder{}
@@ -368,6 +370,7 @@ tools = ["task_create", "task_get"]
 // TestPluginStartupFailures: a plugin that cannot start, or a config that
 // breaks a rule, stops baton mcp and baton serve with a message naming it.
 func TestPluginStartupFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := newDB(t)
 	gone := writeFile(t, filepath.Join(dir, "gone.toml"), "[[plugin]]\nname = \"gone\"\ncommand = [\"/nonexistent/mcp-server\"]\n")

@@ -19,6 +19,7 @@ import (
 // stdio and a token's preset over HTTP list that product's catalogue (its
 // privileged tools only by grant).
 func TestPresets(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed; .ci/run installs it")
 	}

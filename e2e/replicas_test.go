@@ -78,6 +78,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // TestReplicasMigrateOnce starts four `baton migrate` at once on an empty
 // schema: all succeed, and each migration is recorded exactly once.
 func TestReplicasMigrateOnce(t *testing.T) {
+	t.Parallel()
 	db := pgDB(t)
 	const n = 4
 	outs := make([]string, n)
@@ -144,6 +145,7 @@ func latestPGMigration(t *testing.T) int {
 // looks at the store on its own only once a minute, so within the 30 s
 // deadline only the notification can bring the event.
 func TestReplicasShareEvents(t *testing.T) {
+	t.Parallel()
 	db := newPGDB(t)
 	a := startHTTP(t, db, "--agent", "agent-a")
 	b := startHTTP(t, db, "--agent", "agent-b")
@@ -193,6 +195,7 @@ func TestReplicasShareEvents(t *testing.T) {
 // TestReplicasClaimRace: agents on two replicas race for the same items;
 // every item gets exactly one holder.
 func TestReplicasClaimRace(t *testing.T) {
+	t.Parallel()
 	db := newPGDB(t)
 	a := startHTTP(t, db, "--agent", "agent-a")
 	b := startHTTP(t, db, "--agent", "agent-b")
@@ -255,6 +258,7 @@ func TestReplicasClaimRace(t *testing.T) {
 // killed (SIGKILL, no shutdown) while writes are under way. Every write
 // either replica acknowledged is in the database afterwards.
 func TestReplicaKilledMidLoad(t *testing.T) {
+	t.Parallel()
 	db := newPGDB(t)
 	a := startHTTP(t, db, "--agent", "agent-a")
 	b := startHTTP(t, db, "--agent", "agent-b")

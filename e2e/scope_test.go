@@ -42,6 +42,7 @@ func callCode(t *testing.T, s *stdioServer, name string, args map[string]any) st
 // TestStdioProfileScope: `baton mcp --agent-type` limits the list and the
 // calls to the profile's tools, and --tool-scope-file wins over it.
 func TestStdioProfileScope(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	s, tools := stdioTools(t, "--db", db, "--agent", "agent-s", "--agent-type", "scanner")
 	if !slices.Contains(tools, "record_coverage") || slices.Contains(tools, "move_issue") || slices.Contains(tools, "record_test_health") {
@@ -70,6 +71,7 @@ func TestStdioProfileScope(t *testing.T) {
 // TestStdioScopeFileErrors: a missing or malformed scope file stops
 // `baton mcp` at once with a message saying what to write.
 func TestStdioScopeFileErrors(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"get_issue": true}`), 0o644); err != nil {
@@ -86,6 +88,7 @@ func TestStdioScopeFileErrors(t *testing.T) {
 // TestStdioSchedulerMode: `baton mcp --scheduler` offers no
 // scheduler-blocked tool and caps creations per session.
 func TestStdioSchedulerMode(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	s, tools := stdioTools(t, "--db", db, "--agent", "cron", "--agent-type", "worker", "--scheduler")
 	for _, blocked := range []string{"ask_owner", "announce"} {

@@ -18,6 +18,7 @@ import (
 // TestGracefulShutdown sends SIGTERM while agents are writing: the server
 // exits 0, and every write it acknowledged is in the database afterwards.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTP(t, db, "--agent", "agent-alice")
 	var (

@@ -12,6 +12,7 @@ import (
 // the next request is answered, and so is one after that. It used to end
 // the process with exit 1.
 func TestPoint10OversizedStdioLine(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	s := startStdio(t, "--db", db, "--agent", "agent-big")
 	s.initialize()

@@ -50,6 +50,7 @@ func names(ls []listed, keep func(listed) bool) []string {
 // scope for a session with a profile), and a bad toolset stops it with
 // exit 2 and the list of toolsets.
 func TestToolsetsOverStdio(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	full := startStdio(t, "--db", db)
 	full.initialize()
@@ -114,6 +115,7 @@ func TestToolsetsOverStdio(t *testing.T) {
 // TestToolsProfileCost: the binary's `baton tools --profile` agrees with
 // what a session of the profile lists over stdio.
 func TestToolsProfileCost(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	out, code := cliRun(t, "--db", db, "tools", "--profile", "judge", "--json")
 	var e struct {

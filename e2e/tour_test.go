@@ -65,6 +65,7 @@ func readmeTour(t *testing.T) []string {
 // minute (a line that never ends, like a bare `baton watch`, fails too).
 // A README edit that breaks the tour fails here.
 func TestPoint2ReadmeTourRuns(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"git", "bash"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			t.Skipf("%s is not installed; .ci/run installs it", prog)

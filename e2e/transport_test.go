@@ -74,6 +74,7 @@ func exercise(t *testing.T, call func(method string, params any) map[string]any)
 }
 
 func TestStdio(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	s := startStdio(t, "--db", db, "--agent", "agent-alice")
 	s.initialize()
@@ -94,6 +95,7 @@ func TestStdio(t *testing.T) {
 }
 
 func TestStdioIdentityFromEnvironment(t *testing.T) {
+	// Not parallel: it sets the process's environment (t.Setenv).
 	db := newDB(t)
 	cmd := startStdioEnv(t, []string{"BATON_AGENT=agent-env", "BATON_DB=" + db})
 	cmd.initialize()
@@ -115,6 +117,7 @@ func startStdioEnv(t *testing.T, env []string) *stdioServer {
 }
 
 func TestHTTP(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	srv := startHTTP(t, db, "--agent", "agent-alice")
 	c := &rawHTTP{t: t, url: srv.url}
@@ -137,6 +140,7 @@ func TestHTTP(t *testing.T) {
 }
 
 func TestHTTPRejectsForeignHostAndOrigin(t *testing.T) {
+	t.Parallel()
 	srv := startHTTP(t, newDB(t))
 	port := srv.url[strings.LastIndex(srv.url, ":")+1:]
 	cases := []struct {
@@ -176,6 +180,7 @@ func TestHTTPRejectsForeignHostAndOrigin(t *testing.T) {
 }
 
 func TestHTTPUnknownAndTerminatedSessions(t *testing.T) {
+	t.Parallel()
 	srv := startHTTP(t, newDB(t))
 	c := &rawHTTP{t: t, url: srv.url, session: "no-such-session"}
 	if r := c.call("tools/list", map[string]any{}); r.status != http.StatusNotFound {
@@ -199,6 +204,7 @@ func TestHTTPUnknownAndTerminatedSessions(t *testing.T) {
 }
 
 func TestHealthz(t *testing.T) {
+	t.Parallel()
 	srv := startHTTP(t, newDB(t))
 	resp, err := http.Get(srv.url + "/healthz")
 	if err != nil || resp.StatusCode != http.StatusOK {

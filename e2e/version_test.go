@@ -10,6 +10,7 @@ import (
 // TestVersionNamesCommit: `baton version` says which commit the binary was
 // built from, the way Go stamps a build made inside a git checkout.
 func TestVersionNamesCommit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed, so the build carries no commit to compare with")
 	}

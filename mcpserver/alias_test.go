@@ -13,6 +13,7 @@ import (
 // membot_delete, membot_remove's old name, but calling it works as
 // membot_remove does; a session without membot_remove cannot call it.
 func TestAliasCallableNotListed(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	both := session(t, k, baton.Principal{Agent: "b", Source: baton.SourceStdio, Preset: tool.PresetBotholomew})
 	names := listed(t, both)

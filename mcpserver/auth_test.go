@@ -82,6 +82,7 @@ func envelope(t *testing.T, b []byte) *baton.Error {
 }
 
 func TestHTTPRefusesWithoutValidToken(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	srv := authServer(t, k)
 	good, _ := issue(t, k, "agent-bob", "worker", "", false)
@@ -171,6 +172,7 @@ func connectWith(t *testing.T, url, token string) *mcp.ClientSession {
 // TestTokenFixesPrincipal: the token's agent creates the task, its project
 // is the session's default, and its profile decides the tools.
 func TestTokenFixesPrincipal(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	srv := authServer(t, k)
 	token, _ := issue(t, k, "agent-bob", "worker", "", false)
@@ -202,6 +204,7 @@ func TestTokenFixesPrincipal(t *testing.T) {
 
 // TestSessionBelongsToItsToken: another token cannot use a session's id.
 func TestSessionBelongsToItsToken(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	srv := authServer(t, k)
 	bob, _ := issue(t, k, "agent-bob", "worker", "", false)
@@ -243,6 +246,7 @@ func (c *manualClock) add(d time.Duration) {
 // TestRevocationWithinTTL: a looked-up token is reused for at most
 // MaxTokenTTL, so a revocation reaches a running server within it.
 func TestRevocationWithinTTL(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	clock := &manualClock{t: time.Unix(1_700_000_000, 0)}
 	auth := &mcpserver.Authenticator{Store: k.Store, Clock: clock.now, TTL: time.Hour}
@@ -281,6 +285,7 @@ func TestRevocationWithinTTL(t *testing.T) {
 }
 
 func TestNewTokenFormat(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for range 50 {
 		token, tok := mcpserver.NewToken("a", "worker", "", false)

@@ -13,6 +13,7 @@ import (
 // The dashboard sits behind the same Host and Origin checks as /mcp: a
 // page of another site, or a DNS-rebound name, never reaches it.
 func TestDashboardIsGuardedLikeMCP(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "dashboard "+r.URL.Path) })
 	s := serveReal(t, k, mcpserver.HTTPOptions{Dashboard: dash, AllowedHosts: []string{"baton.internal"}})

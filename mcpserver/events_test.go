@@ -77,6 +77,7 @@ func next(t *testing.T, ch <-chan sse) sse {
 // reconnects with Last-Event-ID gets exactly the events it missed, in
 // order, then live ones as they commit.
 func TestEventsResumeAfterDrop(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	k.Env.Bus = events.NewBus()
 	f := mcpserver.NewFactory(k.Registry, k.Env, "test")
@@ -114,6 +115,7 @@ func TestEventsResumeAfterDrop(t *testing.T) {
 // TestEventsWithoutCursorStartNow: a new subscriber without a cursor sees
 // what happens from now on, not the history.
 func TestEventsWithoutCursorStartNow(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	k.Env.Bus = events.NewBus()
 	f := mcpserver.NewFactory(k.Registry, k.Env, "test")

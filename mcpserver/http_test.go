@@ -127,6 +127,7 @@ func raw(t *testing.T, method, url, body string, headers map[string]string) (*ht
 // gets served at /mcp, and a POST that is neither part of a session nor
 // an initialize nor sessionless is a 400.
 func TestPoint15ProtocolVersions(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	scanner, _ := issue(t, k, "agent-scan", "scanner", "", false)
@@ -198,6 +199,7 @@ func TestPoint15ProtocolVersions(t *testing.T) {
 // sessionless protocol has one cap account across its requests, not a
 // fresh one per request.
 func TestPoint15SessionlessSchedulerCaps(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	token, _ := issue(t, k, "sched-1", "intake", testkit.Project, true)
@@ -225,6 +227,7 @@ func TestPoint15SessionlessSchedulerCaps(t *testing.T) {
 // TestPoint15SessionlessPresence: a sessionless client shows as connected
 // with one session, however many requests it makes.
 func TestPoint15SessionlessPresence(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	token, _ := issue(t, k, "agent-new", "worker", "", false)
@@ -245,6 +248,7 @@ func TestPoint15SessionlessPresence(t *testing.T) {
 // with its token, gets its profile's tools and the rate limit, and nobody
 // else's token can post into its session.
 func TestPoint15LegacySSE(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	s.f.RateLimit = 1 // a burst of 4
@@ -334,6 +338,7 @@ func initialize(t *testing.T, url, token string) (*http.Response, []byte) {
 // next gets 429 with Retry-After; closing or idling one out frees a slot;
 // other tokens are not affected.
 func TestPoint3SessionCap(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{MaxSessions: 2, SessionTimeout: 2 * time.Second})
 	bob, _ := issue(t, k, "agent-bob", "worker", "", false)
@@ -426,6 +431,7 @@ func openStream(t *testing.T, url string, headers map[string]string) (*http.Resp
 // TestPoint3StreamCap: one token holds at most MaxStreams event streams,
 // /events, /mcp GET and /sse alike; the next gets 429 with Retry-After.
 func TestPoint3StreamCap(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{MaxStreams: 2})
 	bob, _ := issue(t, k, "agent-bob", "worker", "", false)
@@ -463,6 +469,7 @@ func TestPoint3StreamCap(t *testing.T) {
 // timeout passes: headers sent a byte at a time, a body that never
 // finishes, a kept-alive connection that never sends its next request.
 func TestPoint3Slowloris(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("opens 300 connections")
 	}
@@ -548,6 +555,7 @@ func trickle(ctx context.Context, c net.Conn, s string) {
 // long answers: a long poll and an event stream both outlast every one of
 // them.
 func TestPoint3StreamsOutliveTimeouts(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{Timeouts: mcpserver.Timeouts{Header: time.Second, Body: time.Second,
 		Write: time.Second, Idle: time.Second}})
@@ -597,6 +605,7 @@ func TestPoint3StreamsOutliveTimeouts(t *testing.T) {
 // once a write has waited the write timeout, instead of holding the
 // handler for ever.
 func TestPoint3WriteTimeout(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	p := baton.Principal{Agent: "agent-bob", Source: baton.SourceHTTP}
 	s := serveReal(t, k, mcpserver.HTTPOptions{Principal: func(*http.Request) baton.Principal { return p },
@@ -639,6 +648,7 @@ func TestPoint3WriteTimeout(t *testing.T) {
 // its answer still gets the answer: the SDK client reconnects with
 // Last-Event-ID and the server replays the events it kept.
 func TestPoint14ResumeAfterDrop(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	token, _ := issue(t, k, "agent-bob", "worker", "", false)

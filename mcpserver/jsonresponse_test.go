@@ -112,6 +112,7 @@ func fullServer(t *testing.T, k *testkit.Kit) *served {
 // a session, resumable: its events carry IDs), both in a session and
 // sessionless.
 func TestPlainCallsAnswerJSON(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := fullServer(t, k)
 	sid := openSession(t, s.url)
@@ -159,6 +160,7 @@ var (
 // application/json. A waiting tool added without being named in the
 // handler's list fails here.
 func TestWaitingToolsAreStreamed(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	plugin, err := tool.NewDynamic(tool.Spec{Name: "peer_echo", Toolset: "plugin:peer", Description: "echo",
 		Profiles: baton.BuiltinProfiles}.WithSchemas(&jsonschema.Schema{Type: "object"}, nil),

@@ -113,6 +113,7 @@ func changeAccess(t *testing.T, k *testkit.Kit, what string, change func(tx bato
 // (over the old protocol and the current one) and list the change, and
 // no other session hears anything.
 func TestPoint13RescopeTellsOnlyChangedSessions(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"2025-06-18", ""} {
 		name := version
 		if name == "" {
@@ -193,6 +194,7 @@ func TestPoint13RescopeTellsOnlyChangedSessions(t *testing.T) {
 // event written by another process (nothing wakes its bus: it finds the
 // event by polling the store) and the session hears of its new tools.
 func TestPoint13WatchSeesOtherProcesses(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	k.Env.Bus = events.NewBus()
 	f := mcpserver.NewFactory(k.Registry, k.Env, "test")

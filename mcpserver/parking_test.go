@@ -28,6 +28,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 // session without the tool gets the text inline, and ids are the
 // session's own (membot-operations.md §9).
 func TestLargeResultsAreParked(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	for i := range 60 {
 		k.StoreItem(&baton.Item{Title: fmt.Sprintf("item %d %s", i, strings.Repeat("long title ", 20))})

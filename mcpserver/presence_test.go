@@ -25,6 +25,7 @@ func agents(t *testing.T, k *testkit.Kit) map[string]map[string]any {
 // offline once it closes; one that vanished without a goodbye drops out
 // when the presence window passes without a heartbeat.
 func TestPresence(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	clk := k.UseClock(testkit.NewClock(time.Now().UTC(), 0))
 	f := mcpserver.NewFactory(k.Registry, k.Env, "test")
@@ -96,6 +97,7 @@ func TestPresence(t *testing.T) {
 
 // TestProjectState counts open work, recent messages and unread messages.
 func TestProjectState(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	k.OK("task_create", `{"title":"a","project":"colibri"}`)
 	k.OK("task_create", `{"title":"b","project":"colibri"}`)

@@ -51,6 +51,7 @@ func pings(t *testing.T, cs *mcp.ClientSession, n int) []*baton.Error {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		perSecond float64
@@ -100,6 +101,7 @@ func TestRateLimit(t *testing.T) {
 // back to back all go through, over real HTTP; the sustained rate stays
 // (TestRateLimit) and a refusal states the burst.
 func TestPoint12BurstOf150(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	s.f.RateLimit = mcpserver.DefaultRateLimit

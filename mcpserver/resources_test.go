@@ -17,6 +17,7 @@ import (
 // TestResourceSubscriptions: a go-sdk client subscribed to a work item and
 // to its inbox is told when either changes, and reads the new state.
 func TestResourceSubscriptions(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	k.Env.Bus = events.NewBus()
 	k.OK("task_create", `{"title":"watched","project":"colibri"}`)

@@ -43,6 +43,7 @@ func ended(cs *mcp.ClientSession) <-chan struct{} {
 // notifications and holding its slots until it idles out; the sessions
 // of the same agent's other token go on.
 func TestPoint13RevokedTokenEndsSSESessions(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	s := serveReal(t, k, mcpserver.HTTPOptions{})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -69,6 +69,7 @@ func callErr(t *testing.T, cs *mcp.ClientSession, name string, args map[string]a
 // calling another tool, registered or not, is ERR_PERMISSION_DENIED before
 // its arguments are looked at.
 func TestScopeEnforcedBothWays(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	worker := baton.Principal{Agent: "agent-w", Profile: "worker", Source: baton.SourceStdio}
 	cs := session(t, k, worker)
@@ -133,6 +134,7 @@ func TestScopeEnforcedBothWays(t *testing.T) {
 // TestScopeFromStoreAndBundles: stored profile settings, skill bundles and
 // the project bundle shape the list a session sees.
 func TestScopeFromStoreAndBundles(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	ctx := context.Background()
 	skill := filepath.Join(k.Env.WorkDir, ".agents", "skills", "coverage")
@@ -171,6 +173,7 @@ func TestScopeFromStoreAndBundles(t *testing.T) {
 // TestScopeFile: a tool-scope file is the session's whole tool set; one
 // that cannot be read fails tools/list with a structured error.
 func TestScopeFile(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	file := filepath.Join(t.TempDir(), "tools.json")
 	if err := os.WriteFile(file, []byte(`["get_issue", "move_issue"]`), 0o644); err != nil {
@@ -196,6 +199,7 @@ func TestScopeFile(t *testing.T) {
 // TestSchedulerSession: a scheduler session lists no scheduler-blocked
 // tool, may not message the user, and its caps reset with a new session.
 func TestSchedulerSession(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	p := baton.Principal{Agent: "cron", Profile: "worker", Source: baton.SourceHTTP, SchedulerMode: true}
 	cs := session(t, k, p)

@@ -39,6 +39,7 @@ func serve(t *testing.T, input string) map[string]map[string]any {
 // TestServeIOAnswersBeforeExit: a client may write all its requests and
 // close stdin at once; every request still gets its answer.
 func TestServeIOAnswersBeforeExit(t *testing.T) {
+	t.Parallel()
 	var in strings.Builder
 	in.WriteString(initLines)
 	for i := 1; i <= 20; i++ {
@@ -56,6 +57,7 @@ func TestServeIOAnswersBeforeExit(t *testing.T) {
 // TestServeIOAnswersBadLines: malformed lines get JSON-RPC errors and the
 // session carries on.
 func TestServeIOAnswersBadLines(t *testing.T) {
+	t.Parallel()
 	got := serve(t, initLines+`not json
 {"jsonrpc":"2.0","id":7}
 {"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"server_ping","arguments":{}}}
@@ -74,6 +76,7 @@ func TestServeIOAnswersBadLines(t *testing.T) {
 // TestValidationEnvelope: a bad call gets baton's envelope naming the
 // field and the rule, not the SDK's plain text.
 func TestValidationEnvelope(t *testing.T) {
+	t.Parallel()
 	got := serve(t, initLines+`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"task_list","arguments":{"limit":501}}}
 `)
 	res := got["1"]["result"].(map[string]any)

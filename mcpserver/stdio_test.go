@@ -47,6 +47,7 @@ func padded(id string, size int) string {
 // next lines; a line of exactly the limit is still served. Before, the
 // SDK's frame limit ended the session on any line over 16 MiB.
 func TestPoint10OversizedStdioLines(t *testing.T) {
+	t.Parallel()
 	const limit = mcp.DefaultMaxLineLength
 	over := padded("5", limit+1<<20)          // 17 MiB, id first
 	idLast := `{"params":{"_meta":{"pad":"` + // id past the part searched

@@ -11,6 +11,7 @@ import (
 // TestAnalyze: Analyze gives the planner statistics for the store's own
 // tables (the rows items holds), beside another store's schema.
 func TestAnalyze(t *testing.T) {
+	t.Parallel()
 	s := openGC(t, "")
 	other := openGC(t, "")
 	ctx := context.Background()

@@ -19,6 +19,7 @@ import (
 // (ERR_RATE_LIMITED type busy, retry_after_ms), as on SQLite, never
 // ERR_INTERNAL, and writes nothing.
 func TestPoint5LockContentionIsNotInternal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	holder := testkit.OpenPostgres(t, nil)
 	open := func(params string) *postgres.Store {
@@ -86,6 +87,7 @@ func TestPoint5LockContentionIsNotInternal(t *testing.T) {
 // another replica migrates: it waits for the migration lock (0x6261746f6e,
 // "baton") instead of failing with 55P03.
 func TestStartWaitsForAnotherReplicasMigration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	holder := testkit.OpenPostgres(t, nil)
 	conn, err := holder.DB().Conn(ctx)

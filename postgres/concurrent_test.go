@@ -21,6 +21,7 @@ import (
 // statements, run; exactly the successful ones are visible afterwards,
 // each on another connection as soon as its Update returned.
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	s := testkit.OpenPostgres(t, nil)
 	ctx := context.Background()
 	errFail := errors.New("the call fails")

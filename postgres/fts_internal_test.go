@@ -12,6 +12,7 @@ import (
 // columns again (migration 00031); one that changes either text does, and
 // the columns then hold the new words, not the old.
 func TestItemTextIndexedOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
 	s := openGC(t, "")
 	ctx := context.Background()
 	it := &baton.Item{Project: "alpha", Title: "Alpha tree", Description: "bright leaves", Status: baton.StatusTodo, CreatedBy: "test"}

@@ -193,6 +193,7 @@ func wokenUntil(t *testing.T, woken <-chan string, last string) []string {
 // rolled back to its savepoint is dropped); the batches did batch; no
 // goroutine is left behind.
 func TestGroupCommitManyWriters(t *testing.T) {
+	// Not parallel: it counts the process's goroutines.
 	before := runtime.NumGoroutine()
 	s := openGC(t, "")
 	woken := listen(t, replica(t, s, ""))
@@ -327,6 +328,7 @@ func waitGoroutines(t *testing.T, before int) {
 // it); the group runs calls' statements uncancelled and checks the context
 // between them.
 func TestGroupCommitCancelMidStatement(t *testing.T) {
+	t.Parallel()
 	s := openGC(t, "")
 	ctx := context.Background()
 	slow, cancel := context.WithCancel(ctx)
@@ -376,6 +378,7 @@ func TestGroupCommitCancelMidStatement(t *testing.T) {
 // revives the transaction for the calls after it, so the batch commits
 // once with the others' changes and none of the failed call's.
 func TestGroupCommitFailedStatement(t *testing.T) {
+	t.Parallel()
 	s := openGC(t, "")
 	ctx := context.Background()
 	var runs atomic.Int32
@@ -414,6 +417,7 @@ func TestGroupCommitFailedStatement(t *testing.T) {
 // calls that ran before it in the batch run again in a new transaction
 // rather than report a commit that did not happen.
 func TestGroupCommitTransactionLost(t *testing.T) {
+	t.Parallel()
 	s := openGC(t, "")
 	ctx := context.Background()
 	var runs atomic.Int32
@@ -456,6 +460,7 @@ func TestGroupCommitTransactionLost(t *testing.T) {
 // lock, in PostgreSQL) and then commits; with a lock_timeout it meets
 // 55P03, which is retried until the lock is free.
 func TestGroupCommitReplicasSerialised(t *testing.T) {
+	t.Parallel()
 	s := openGC(t, "")
 	other := replica(t, s, "&lock_timeout=20")
 	ctx := context.Background()
@@ -526,6 +531,7 @@ func TestGroupCommitReplicasSerialised(t *testing.T) {
 // still holds the lock, having written nothing, and the other call commits
 // once the lock is free. Whichever of the two leads the batch.
 func TestGroupCommitDeadlineWhileLocked(t *testing.T) {
+	t.Parallel()
 	for _, shortFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("short first %v", shortFirst), func(t *testing.T) { deadlineWhileLocked(t, shortFirst) })
 	}

@@ -57,6 +57,7 @@ func (p *planner) QueryRowContext(ctx context.Context, query string, args ...any
 // asked, so they read a page's rows, not a table's: no sequential scan of
 // items or messages, and no listing of items sorted after the fact.
 func TestPageReadsUseIndexes(t *testing.T) {
+	t.Parallel()
 	dsn := os.Getenv("BATON_TEST_POSTGRES_URL")
 	if dsn == "" {
 		t.Skip("BATON_TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable); .ci/run sets it")

@@ -19,6 +19,7 @@ import (
 // TestStore runs the backend-neutral conformance suite, each case on a
 // schema of its own.
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) baton.Store { return testkit.OpenPostgres(t, nil) })
 }
 
@@ -26,6 +27,7 @@ func TestStore(t *testing.T) {
 // A change committed through one wakes the other's listener with its
 // project; a rolled-back change wakes nobody.
 func TestListenAcrossStores(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a := testkit.OpenPostgres(t, nil)
@@ -83,6 +85,7 @@ func TestListenAcrossStores(t *testing.T) {
 // TestInfoHidesPassword: health reports show where the database is, never
 // its password.
 func TestInfoHidesPassword(t *testing.T) {
+	t.Parallel()
 	base := testkit.OpenPostgres(t, nil) // skips without a database
 	u, err := url.Parse(os.Getenv("BATON_TEST_POSTGRES_URL"))
 	if err != nil {
@@ -106,6 +109,7 @@ func TestInfoHidesPassword(t *testing.T) {
 // TestOpenErrors: a bad URL or an unreachable server is a structured
 // error that says what to do, and never shows the password.
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ dsn, code string }{
 		{"postgres://user:pw@127.0.0.1:notaport/db", baton.ErrConfigInvalid},
 		{"postgres://user:s3cret-pw@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", baton.ErrInitFailed},
@@ -144,6 +148,7 @@ func latestMigration(t *testing.T, dir string) int64 {
 // TestMigrationsMatchSQLite: both stores report one schema version, so
 // every change lands in both as the same migration number.
 func TestMigrationsMatchSQLite(t *testing.T) {
+	t.Parallel()
 	if pg, lite := latestMigration(t, "migrations"), latestMigration(t, "../sqlite/migrations"); pg != lite {
 		t.Errorf("the newest PostgreSQL migration is %d, SQLite's %d: they must match", pg, lite)
 	}

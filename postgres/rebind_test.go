@@ -9,6 +9,7 @@ import (
 // (search SQL follows a client's query) do not grow the cache past its
 // bound, and every query is still rebound right.
 func TestRebindCacheIsBounded(t *testing.T) {
+	t.Parallel()
 	for i := range maxRebindCache + 500 {
 		q := fmt.Sprintf("SELECT %d WHERE a = ? AND b = '?' AND c = ?", i)
 		if got, want := Rebind(q), fmt.Sprintf("SELECT %d WHERE a = $1 AND b = '?' AND c = $2", i); got != want {

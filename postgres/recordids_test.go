@@ -9,5 +9,6 @@ import (
 )
 
 func TestRecordIDs(t *testing.T) {
+	t.Parallel()
 	storetest.RecordIDs(t, func(t *testing.T) baton.Store { return testkit.OpenPostgres(t, nil) })
 }

@@ -14,6 +14,7 @@ var suites = []string{"../tools/...", "../tool/...", "../mcpserver/...", "../orc
 // PostgreSQL (BATON_TEST_STORE=postgres), so each tool is shown to behave
 // the same on both backends, through the one test command.
 func TestToolSuites(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("BATON_TEST_POSTGRES_URL") == "" {
 		t.Skip("BATON_TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable); .ci/run sets it")
 	}

@@ -36,12 +36,21 @@ import (
 // open must return a new, empty, open store each time and release it with
 // t.Cleanup. Some subtests close the store themselves, so Close must
 // tolerate a second call.
+//
+// The subtests run in parallel (up to go test's -parallel), so open must
+// be safe to call from several goroutines. They share nothing but open:
+// the suite is mostly waiting on commits and, on PostgreSQL, round trips,
+// which overlap.
 func Run(t *testing.T, open func(t *testing.T) baton.Store) {
 	t.Helper()
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
 			for _, c := range g.cases {
-				t.Run(c.name, func(t *testing.T) { c.fn(t, open) })
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.fn(t, open)
+				})
 			}
 		})
 	}
