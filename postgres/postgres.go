@@ -438,14 +438,15 @@ func (dialect) LabelsOf(idExpr string) string {
 // the database's locale.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
 
-// EventAppended notifies the other replicas of the project's new event.
+// EventInsert notifies the other replicas of the project's new event in
+// the insert's own statement: a statement of its own was a round trip
+// more in every write, each made under the writers' lock.
 // NOTIFY is transactional: listeners hear it only if the call commits, and
 // PostgreSQL folds identical payloads of one transaction into one. The
 // payload is the project alone (far below the 8000-byte limit); listeners
 // read the rows themselves.
-func (d dialect) EventAppended(ctx context.Context, e *baton.Event) error {
-	_, err := d.t.Q.ExecContext(ctx, `SELECT pg_notify(?, ?)`, d.t.channel, e.Project)
-	return err
+func (d dialect) EventInsert(insert string, e *baton.Event) (string, []any) {
+	return `WITH e AS (` + insert + `) SELECT e.seq FROM e, LATERAL pg_notify(?, ?)`, []any{d.t.channel, e.Project}
 }
 
 // pgCode is the SQLSTATE of a PostgreSQL error, or "".

@@ -19,13 +19,13 @@ func (t *Tx) AppendEvent(ctx context.Context, e *baton.Event) error {
 	// Writers run one at a time (SQLite's single writer, PostgreSQL's
 	// advisory lock), so MAX+1 is safe; the primary key would refuse a
 	// duplicate anyway.
-	if err := t.Q.QueryRowContext(ctx, `INSERT INTO events (project, seq, type, subject, agent, data, at)
-		VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE project = ?), ?, ?, ?, ?, ?) RETURNING seq`,
-		e.Project, e.Project, e.Type, e.Subject, e.Agent, string(e.Data), MS(e.At)).Scan(&e.Seq); err != nil {
-		return err
-	}
-	return t.D.EventAppended(ctx, e)
+	query, extra := t.D.EventInsert(insertEvent, e)
+	args := append([]any{e.Project, e.Project, e.Type, e.Subject, e.Agent, string(e.Data), MS(e.At)}, extra...)
+	return t.Q.QueryRowContext(ctx, query, args...).Scan(&e.Seq)
 }
+
+const insertEvent = `INSERT INTO events (project, seq, type, subject, agent, data, at)
+		VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE project = ?), ?, ?, ?, ?, ?) RETURNING seq`
 
 // Events returns up to limit events of a project after seq after (1000
 // when limit <= 0), oldest first.

@@ -53,9 +53,11 @@ type Dialect interface {
 	// must come out the same on both (SQLite's default BINARY collation,
 	// PostgreSQL's "C"; SQLite knows no collation named "C").
 	ByteOrder(expr string) string
-	// EventAppended runs after AppendEvent stored e, in the same
-	// transaction: PostgreSQL notifies the other replicas there.
-	EventAppended(ctx context.Context, e *baton.Event) error
+	// EventInsert is the statement AppendEvent runs for e: insert (an
+	// INSERT ... RETURNING seq) as it is, or wrapped so that the same
+	// statement does what else a new event needs (PostgreSQL notifies the
+	// other replicas), with the arguments the wrapping adds after insert's.
+	EventInsert(insert string, e *baton.Event) (query string, args []any)
 	// ChunkMatches is a query of (rid, score) over document_chunks: the
 	// chunks whose indexed text holds any of words (lower-case letters and
 	// digits), score lower for a better match (FTS5's bm25 on SQLite,

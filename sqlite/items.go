@@ -67,9 +67,9 @@ func (dialect) LabelsOf(idExpr string) string {
 // would otherwise order by its own collation.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE BINARY` }
 
-// EventAppended does nothing: a SQLite file has no other replicas to
-// notify.
-func (dialect) EventAppended(context.Context, *baton.Event) error { return nil }
+// EventInsert is the insert as it is: a SQLite file has no other replicas
+// to notify.
+func (dialect) EventInsert(insert string, _ *baton.Event) (string, []any) { return insert, nil }
 
 func isUnique(err error) bool {
 	var se *msqlite.Error
