@@ -361,24 +361,23 @@ func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 		}
 	}
 	// The caller's own assignments first, then unassigned work; items
-	// assigned to someone else are theirs to take. Two queries in that
+	// assigned to someone else are theirs to take. Two branches in that
 	// order, each walking the queue index (project, status, priority,
-	// created_at) and stopping at the first ready item: one query ordered
-	// by "is it mine" would test every todo item of the project and sort.
+	// created_at) and stopping at the first ready item (one query ordered
+	// by "is it mine" would test every todo item of the project and sort),
+	// in one statement: on PostgreSQL each statement is a round trip under
+	// the writers' lock.
+	one := `SELECT i.id FROM items i WHERE ` + JoinAnd(where) + `
+		AND i.assignee = ? ORDER BY i.priority ASC, i.created_at ASC, i.rid ASC LIMIT 1`
 	var id string
-	for _, assignee := range []string{holder, ""} {
-		err := t.Q.QueryRowContext(ctx, `SELECT i.id FROM items i WHERE `+JoinAnd(where)+`
-			AND i.assignee = ? ORDER BY i.priority ASC, i.created_at ASC, i.rid ASC LIMIT 1`,
-			append(slices.Clone(args), assignee)...).Scan(&id)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, nil, err
-		}
-	}
-	if id == "" {
+	err := t.Q.QueryRowContext(ctx, `SELECT id FROM (SELECT 0 AS choice, id FROM (`+one+`) mine
+		UNION ALL SELECT 1, id FROM (`+one+`) unassigned) q ORDER BY choice LIMIT 1`,
+		slices.Concat(args, []any{holder}, args, []any{""})...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	c, err := t.Claim(ctx, id, holder, ttl, now)
 	if err != nil {

@@ -137,6 +137,13 @@ func pageReadsUseIndexes(t *testing.T, analyzed bool) {
 			_, err := tx.ReadMessages(ctx, "", baton.MessageFilter{Project: "colibri", Limit: 10})
 			return err
 		}, []string{"messages_project_at"}, true},
+		// Each branch of the one statement (the caller's own work, then
+		// unassigned work) walks (assignee, status, priority, created_at)
+		// and stops at its first ready item; the two rows are then sorted.
+		{"claim_next's ready work", func(tx *tx) error {
+			_, _, err := tx.ClaimNext(ctx, "agent-1", baton.ClaimNextFilter{Project: "colibri"}, time.Minute, time.Now())
+			return err
+		}, []string{"items_assignee"}, true},
 		{"what get_issue's lists hold", func(tx *tx) error {
 			_, err := tx.ItemHolds(ctx, "COL-7")
 			return err
