@@ -59,6 +59,12 @@ func (t *Tx) Item(ctx context.Context, id string) (*baton.Item, error) {
 		}
 		it, err = t.itemWithLapse(ctx, cur)
 	}
+	if err == nil {
+		if t.found == nil {
+			t.found = map[string]bool{}
+		}
+		t.found[id] = true
+	}
 	return it, err
 }
 

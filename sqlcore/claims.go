@@ -449,8 +449,10 @@ func lapse(it *baton.Item, holder string) {
 // recording findings, comments, learnings, runs and test health is work on
 // the item as much as changing it is.
 func (t *Tx) Activity(ctx context.Context, itemID, agent string, at time.Time) error {
-	if _, err := t.Self.Item(ctx, itemID); err != nil {
-		return err
+	if !t.found[itemID] {
+		if _, err := t.Self.Item(ctx, itemID); err != nil {
+			return err
+		}
 	}
 	if at.IsZero() {
 		at = t.Now()

@@ -80,6 +80,11 @@ type Tx struct {
 	Vectors  *VectorCache
 	ReadOnly bool
 	bumped   bool // the knowledge generation moved on in this transaction
+	// found are the ids Item found an item under in this transaction.
+	// Activity, which needs only to know that one exists, does not read it
+	// again: items are never deleted, and an id moved away still leads to
+	// its item (Alias).
+	found map[string]bool
 }
 
 // MS stores an instant as Unix milliseconds, the stores' time columns.

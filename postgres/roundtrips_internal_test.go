@@ -1,0 +1,70 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton"
+)
+
+// TestActivityTrustsAnItemReadBefore: recording work on an item (here a
+// comment) checks that the item exists, unless the same transaction has
+// already found it: on PostgreSQL each read is a round trip under the
+// writers' lock. The reads are counted in the transaction's own table
+// statistics (every scan of items, the foreign key's check included), so
+// the test compares a comment on an item read before with one on an item
+// that was not.
+func TestActivityTrustsAnItemReadBefore(t *testing.T) {
+	t.Parallel()
+	s := openGC(t, "")
+	ctx := context.Background()
+	read := &baton.Item{Project: "alpha", Title: "read first", Status: baton.StatusTodo, CreatedBy: "test"}
+	unread := &baton.Item{Project: "alpha", Title: "not read", Status: baton.StatusTodo, CreatedBy: "test"}
+	if err := s.Update(ctx, func(tx baton.Tx) error {
+		if err := tx.CreateProject(ctx, &baton.Project{Slug: "alpha", Prefix: "ALP"}); err != nil {
+			return err
+		}
+		if err := tx.CreateItem(ctx, read); err != nil {
+			return err
+		}
+		return tx.CreateItem(ctx, unread)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var withRead, withoutRead int64
+	if err := s.Update(ctx, func(btx baton.Tx) error {
+		t := btx.(*tx)
+		scans := func() (n int64, err error) {
+			err = t.Q.QueryRowContext(ctx, `SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables
+				WHERE schemaname = current_schema() AND relname = 'items'`).Scan(&n)
+			return n, err
+		}
+		comment := func(id string) (int64, error) {
+			before, err := scans()
+			if err != nil {
+				return 0, err
+			}
+			if err := t.AddComment(ctx, &baton.Comment{ItemID: id, Body: "why", CreatedBy: "test", CreatedAt: time.Now()}); err != nil {
+				return 0, err
+			}
+			after, err := scans()
+			return after - before, err
+		}
+		var err error
+		if withoutRead, err = comment(unread.ID); err != nil {
+			return err
+		}
+		if _, err := t.Item(ctx, read.ID); err != nil {
+			return err
+		}
+		withRead, err = comment(read.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if withRead != withoutRead-1 {
+		t.Errorf("a comment scanned items %d times on an item this transaction had read, %d on one it had not; want one fewer",
+			withRead, withoutRead)
+	}
+}
