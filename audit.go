@@ -112,6 +112,11 @@ type AuditTx interface {
 	EndTracking(ctx context.Context, id string, at time.Time) (bool, error)
 	// AppendAction chains a; the store sets Position, PreviousHash and Hash.
 	AppendAction(ctx context.Context, a *Action) error
+	// AppendActionEvent is AppendAction(a) then AppendEvent(e), in as few
+	// statements as the store can make them: every write call records
+	// both, and on PostgreSQL each statement is a round trip under the
+	// writers' lock.
+	AppendActionEvent(ctx context.Context, a *Action, e *Event) error
 	// Actions returns up to limit actions after position, in chain order.
 	Actions(ctx context.Context, after int64, limit int) ([]*Action, error)
 	// RecentActions returns the newest limit actions of agent (matched as

@@ -38,12 +38,10 @@ func Record(ctx context.Context, tx baton.Tx, c Change) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.AppendAction(ctx, &baton.Action{Agent: c.Agent, Source: c.Source, Tool: c.Tool, Subject: c.Subject,
-		InputDigest: inDigest, ResultDigest: outDigest, At: c.At}); err != nil {
-		return err
-	}
+	a := &baton.Action{Agent: c.Agent, Source: c.Source, Tool: c.Tool, Subject: c.Subject,
+		InputDigest: inDigest, ResultDigest: outDigest, At: c.At}
 	if c.Event == "" {
-		return nil
+		return tx.AppendAction(ctx, a)
 	}
-	return tx.AppendEvent(ctx, &baton.Event{Project: c.Project, Type: c.Event, Subject: c.Subject, Agent: c.Agent, Data: data, At: c.At})
+	return tx.AppendActionEvent(ctx, a, &baton.Event{Project: c.Project, Type: c.Event, Subject: c.Subject, Agent: c.Agent, Data: data, At: c.At})
 }

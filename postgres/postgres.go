@@ -439,14 +439,20 @@ func (dialect) LabelsOf(idExpr string) string {
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
 
 // EventInsert notifies the other replicas of the project's new event in
-// the insert's own statement: a statement of its own was a round trip
-// more in every write, each made under the writers' lock.
+// the insert's own statement, and runs prior (the call's action) in it
+// too: each statement of its own was a round trip more in every write,
+// each made under the writers' lock. A data-modifying WITH runs once, to
+// completion, whether or not the query reads it.
 // NOTIFY is transactional: listeners hear it only if the call commits, and
 // PostgreSQL folds identical payloads of one transaction into one. The
 // payload is the project alone (far below the 8000-byte limit); listeners
 // read the rows themselves.
-func (d dialect) EventInsert(insert string, e *baton.Event) (string, []any) {
-	return `WITH e AS (` + insert + `) SELECT e.seq FROM e, LATERAL pg_notify(?, ?)`, []any{d.t.channel, e.Project}
+func (d dialect) EventInsert(insert string, e *baton.Event, prior string) (string, []any, bool) {
+	with := `WITH `
+	if prior != "" {
+		with += `prior AS (` + prior + `), `
+	}
+	return with + `e AS (` + insert + `) SELECT e.seq FROM e, LATERAL pg_notify(?, ?)`, []any{d.t.channel, e.Project}, true
 }
 
 // pgCode is the SQLSTATE of a PostgreSQL error, or "".

@@ -306,6 +306,12 @@ func (t *Tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
 // (T-0042, as Colibri clients write ids) is stored as the item's own id
 // when only that exists, so the call joins the sessions of that item.
 func (t *Tx) AppendAction(ctx context.Context, a *baton.Action) error {
+	return t.AppendActionEvent(ctx, a, nil)
+}
+
+// AppendActionEvent appends a, then e unless it is nil. PostgreSQL inserts
+// both in one statement (Dialect.EventInsert).
+func (t *Tx) AppendActionEvent(ctx context.Context, a *baton.Action, e *baton.Event) error {
 	if short, ok := baton.UnpaddedID(a.Subject); ok {
 		var exact, unpadded bool
 		if err := t.Q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE id = ?), EXISTS (SELECT 1 FROM items WHERE id = ?)`,
@@ -332,18 +338,26 @@ func (t *Tx) AppendAction(ctx context.Context, a *baton.Action) error {
 	at := stampAudit(a.At)
 	a.At, _ = time.Parse(time.RFC3339, at) // the hash covers milliseconds
 	a.Hash = audit.ActionOf(a).Hash()
-	if _, err := t.Q.ExecContext(ctx, `INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest,
-		at, previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Position, a.Agent, a.Source, a.Tool, a.Subject, a.InputDigest, a.ResultDigest, at, a.PreviousHash, a.Hash); err != nil {
+	args := []any{a.Position, a.Agent, a.Source, a.Tool, a.Subject, a.InputDigest, a.ResultDigest, at, a.PreviousHash, a.Hash}
+	var err error
+	if e != nil {
+		err = t.appendEvent(ctx, e, insertAction, args)
+	} else {
+		_, err = t.Q.ExecContext(ctx, insertAction, args...)
+	}
+	if err != nil {
 		return err
 	}
 	if !open {
 		return nil
 	}
-	_, err := t.joinOpenSessions(ctx, baton.SessionRecord{Kind: "action", RecordID: strconv.FormatInt(a.Position, 10),
+	_, err = t.joinOpenSessions(ctx, baton.SessionRecord{Kind: "action", RecordID: strconv.FormatInt(a.Position, 10),
 		TaskID: a.Subject, Hash: a.Hash, At: a.At})
 	return err
 }
+
+const insertAction = `INSERT INTO actions (position, agent, source, tool, subject, input_digest, result_digest,
+		at, previous_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Actions returns up to limit actions after position after (1000 when
 // limit <= 0), oldest first.

@@ -10,6 +10,12 @@ import (
 // AppendEvent stores e as its project's next event (setting Seq, and At
 // and Data when unset).
 func (t *Tx) AppendEvent(ctx context.Context, e *baton.Event) error {
+	return t.appendEvent(ctx, e, "", nil)
+}
+
+// appendEvent appends e, after prior (a statement without results, with
+// its arguments), in one statement where the dialect can.
+func (t *Tx) appendEvent(ctx context.Context, e *baton.Event, prior string, priorArgs []any) error {
 	if e.At.IsZero() {
 		e.At = t.Now()
 	}
@@ -19,8 +25,17 @@ func (t *Tx) AppendEvent(ctx context.Context, e *baton.Event) error {
 	// Writers run one at a time (SQLite's single writer, PostgreSQL's
 	// advisory lock), so MAX+1 is safe; the primary key would refuse a
 	// duplicate anyway.
-	query, extra := t.D.EventInsert(insertEvent, e)
-	args := append([]any{e.Project, e.Project, e.Type, e.Subject, e.Agent, string(e.Data), MS(e.At)}, extra...)
+	query, extra, withPrior := t.D.EventInsert(insertEvent, e, prior)
+	var args []any
+	switch {
+	case withPrior:
+		args = priorArgs
+	case prior != "":
+		if _, err := t.Q.ExecContext(ctx, prior, priorArgs...); err != nil {
+			return err
+		}
+	}
+	args = append(append(args, e.Project, e.Project, e.Type, e.Subject, e.Agent, string(e.Data), MS(e.At)), extra...)
 	return t.Q.QueryRowContext(ctx, query, args...).Scan(&e.Seq)
 }
 

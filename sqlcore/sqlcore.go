@@ -57,7 +57,10 @@ type Dialect interface {
 	// INSERT ... RETURNING seq) as it is, or wrapped so that the same
 	// statement does what else a new event needs (PostgreSQL notifies the
 	// other replicas), with the arguments the wrapping adds after insert's.
-	EventInsert(insert string, e *baton.Event) (query string, args []any)
+	// prior, when not "", is a statement without results that must run
+	// just before (the call's action): withPrior says the query runs it
+	// too, its arguments first; otherwise the caller runs it.
+	EventInsert(insert string, e *baton.Event, prior string) (query string, args []any, withPrior bool)
 	// ChunkMatches is a query of (rid, score) over document_chunks: the
 	// chunks whose indexed text holds any of words (lower-case letters and
 	// digits), score lower for a better match (FTS5's bm25 on SQLite,

@@ -68,8 +68,11 @@ func (dialect) LabelsOf(idExpr string) string {
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE BINARY` }
 
 // EventInsert is the insert as it is: a SQLite file has no other replicas
-// to notify.
-func (dialect) EventInsert(insert string, _ *baton.Event) (string, []any) { return insert, nil }
+// to notify, and a statement costs no round trip (SQLite's INSERT cannot
+// carry another in a WITH either), so prior runs on its own.
+func (dialect) EventInsert(insert string, _ *baton.Event, _ string) (string, []any, bool) {
+	return insert, nil, false
+}
 
 func isUnique(err error) bool {
 	var se *msqlite.Error

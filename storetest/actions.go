@@ -14,6 +14,7 @@ import (
 var actionCases = []testCase{
 	{"RecentNewestFirst", testRecentActionsNewestFirst},
 	{"RecentOfOneAgent", testRecentActionsOfOneAgent},
+	{"WithEvent", testActionWithEvent},
 }
 
 // appendActions appends one action per agent named, in order, the n-th
@@ -86,4 +87,70 @@ func testRecentActionsOfOneAgent(t *testing.T, open func(t *testing.T) baton.Sto
 	if got := e.recent("agent-nobody", 10); len(got) != 0 {
 		t.Errorf("RecentActions(agent-nobody) = %v, want none", got)
 	}
+}
+
+// testActionWithEvent: AppendActionEvent chains its action as AppendAction
+// does, between plain appends, and appends its event as AppendEvent does
+// (the project's next seq), both read back as returned.
+func testActionWithEvent(t *testing.T, open func(t *testing.T) baton.Store) {
+	e := newEnv(t, open)
+	e.project("alpha", "ALP")
+	var acts []*baton.Action
+	var evs []*baton.Event
+	e.update(func(tx baton.Tx) error {
+		for i := range 4 {
+			a := &baton.Action{Agent: "agent-a", Source: "test", Tool: fmt.Sprintf("tool-%d", i), InputDigest: "in",
+				ResultDigest: "out", At: at(i)}
+			acts = append(acts, a)
+			if i == 2 {
+				if err := tx.AppendAction(e.ctx, a); err != nil {
+					return err
+				}
+				continue
+			}
+			ev := &baton.Event{Project: "alpha", Type: fmt.Sprintf("type-%d", i), Agent: "agent-a", At: at(i)}
+			evs = append(evs, ev)
+			if err := tx.AppendActionEvent(e.ctx, a, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, a := range acts {
+		if a.Position != int64(i+1) || (i > 0 && a.PreviousHash != acts[i-1].Hash) || a.Hash == "" {
+			t.Errorf("action %d: position %d, previous %q, hash %q; want position %d chained to the one before",
+				i, a.Position, a.PreviousHash, a.Hash, i+1)
+		}
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Errorf("event %d: seq %d, want %d", i, ev.Seq, i+1)
+		}
+	}
+	e.view(func(tx baton.Tx) error {
+		stored, err := tx.Actions(e.ctx, 0, 0)
+		if err != nil {
+			return err
+		}
+		if len(stored) != len(acts) {
+			t.Fatalf("%d actions stored, want %d", len(stored), len(acts))
+		}
+		for i := range acts {
+			if *stored[i] != *acts[i] {
+				t.Errorf("action %d stored as %+v, returned as %+v", i, stored[i], acts[i])
+			}
+		}
+		got, err := tx.Events(e.ctx, "alpha", 0, 0)
+		if err != nil {
+			return err
+		}
+		var types []string
+		for _, ev := range got {
+			types = append(types, fmt.Sprintf("%d:%s", ev.Seq, ev.Type))
+		}
+		if want := []string{"1:type-0", "2:type-1", "3:type-3"}; !slices.Equal(types, want) {
+			t.Errorf("events %v, want %v", types, want)
+		}
+		return nil
+	})
 }

@@ -99,13 +99,12 @@ func subject(c *Call, values ...any) string {
 // it, so both leave the same trail. inDigest and outDigest are the
 // audit.Digest of the input and the output, data the output's JSON.
 func record(ctx context.Context, c *Call, spec *Spec, event, subject, inDigest, outDigest string, data []byte) error {
-	if err := c.Tx.AppendAction(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
-		Tool: spec.Name, Subject: subject, InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}); err != nil {
+	e := eventOf(ctx, c, spec, event, subject, data)
+	if err := c.Tx.AppendActionEvent(ctx, &baton.Action{Agent: c.Principal.Agent, Source: string(c.Principal.Source),
+		Tool: spec.Name, Subject: subject, InputDigest: inDigest, ResultDigest: outDigest, At: c.Now}, e); err != nil {
 		return err
 	}
-	if err := publish(ctx, c, spec, event, subject, data); err != nil {
-		return err
-	}
+	c.published = append(c.published, e.Project)
 	// An agent that changes something is known from then on (messages can
 	// reach it); the human is "user", not an agent.
 	if c.Principal.Agent == "" || c.Principal.Agent == baton.User || c.Env.seen.recent(c.Principal.Agent, c.Now) {
@@ -118,9 +117,9 @@ func record(ctx context.Context, c *Call, spec *Spec, event, subject, inDigest, 
 	return nil
 }
 
-// publish appends the call's event, with the output's JSON as its data,
-// to its project's stream.
-func publish(ctx context.Context, c *Call, spec *Spec, typ, subject string, data []byte) error {
+// eventOf is the call's event, with the output's JSON as its data, for
+// its project's stream.
+func eventOf(ctx context.Context, c *Call, spec *Spec, typ, subject string, data []byte) *baton.Event {
 	if typ == "" {
 		typ = "tool." + spec.Name
 	}
@@ -129,13 +128,8 @@ func publish(ctx context.Context, c *Call, spec *Spec, typ, subject string, data
 		// says what happened, not all of it.
 		data, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(data)})
 	}
-	e := &baton.Event{Project: eventProject(ctx, c, subject), Type: typ, Subject: subject, Agent: c.Principal.Agent,
+	return &baton.Event{Project: eventProject(ctx, c, subject), Type: typ, Subject: subject, Agent: c.Principal.Agent,
 		Data: data, At: c.Now}
-	if err := c.Tx.AppendEvent(ctx, e); err != nil {
-		return err
-	}
-	c.published = append(c.published, e.Project)
-	return nil
 }
 
 // eventProject is the project whose stream an event joins: its work item's,
