@@ -137,7 +137,12 @@ func Create(ctx context.Context, o Options) (*Worktree, error) {
 			WithDetails("issue", o.Issue, "branch", wt.Branch).
 			WithHint("give the issue an identifier made of letters, digits, '-', '_' and single dots")
 	}
-	if err := PruneStale(ctx, repo); err != nil {
+	unlock, err := lockRepo(repo)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := git(ctx, repo, "worktree", "prune"); err != nil {
 		return nil, err
 	}
 	if err := exclude(ctx, repo); err != nil {
@@ -197,9 +202,7 @@ func Create(ctx context.Context, o Options) (*Worktree, error) {
 		m.CreatedAt = time.Now().UTC().Format(time.RFC3339)
 	}
 	if err := writeMarker(wt.Path, m); err != nil {
-		if !wt.Reused {
-			_ = wt.Undo(context.WithoutCancel(ctx), repo)
-		}
+		_ = wt.undo(context.WithoutCancel(ctx), repo)
 		return nil, baton.Errorf(baton.ErrInternal, "writing the worktree marker: %v", err)
 	}
 	return wt, nil
@@ -209,6 +212,15 @@ func Create(ctx context.Context, o Options) (*Worktree, error) {
 // made that too. A reused worktree is left alone. It is how a caller that
 // fails to record the creation leaves nothing behind.
 func (w *Worktree) Undo(ctx context.Context, repo string) error {
+	unlock, err := lockRepo(repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return w.undo(ctx, repo)
+}
+
+func (w *Worktree) undo(ctx context.Context, repo string) error {
 	if w.Reused {
 		return nil
 	}
@@ -274,8 +286,37 @@ func Remove(ctx context.Context, repo, path string, force bool) error {
 	if force {
 		args = []string{"worktree", "remove", "--force", path}
 	}
-	_, err := git(ctx, repo, args...)
+	unlock, err := lockRepo(repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	_, err = git(ctx, repo, args...)
 	return err
+}
+
+// lockName is the file, in the main repository's .git, that baton's
+// processes lock while they add, remove or prune worktrees. git does not
+// serialise these itself: a prune deletes a worktree that another process
+// is adding, before its registration is complete, as stale, and an add
+// reads the registrations of the others while they are half written
+// (TestCreateConcurrently).
+const lockName = "baton-worktrees.lock"
+
+// lockRepo waits for the repository's worktree lock (repo is a main
+// repository's top, as Top returns) and returns its release.
+func lockRepo(repo string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(repo, ".git", lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err == nil {
+		if err = lockFile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		return nil, baton.Errorf(baton.ErrInternal, "cannot lock the worktrees of %s: %v", repo, err).
+			WithHint("check that the repository's .git folder is writable")
+	}
+	return func() { f.Close() }, nil
 }
 
 // Top returns the top directory of the main repository that holds dir
@@ -442,7 +483,12 @@ func PruneStale(ctx context.Context, repo string) error {
 	if err := gitAvailable(); err != nil {
 		return err
 	}
-	_, err := git(ctx, repo, "worktree", "prune")
+	unlock, err := lockRepo(repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	_, err = git(ctx, repo, "worktree", "prune")
 	return err
 }
 

@@ -3,6 +3,7 @@ package worktree_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -495,5 +496,34 @@ func TestPointAlsoGitEnvironmentIsIgnored(t *testing.T) {
 	}
 	if b := run(t, other, "branch", "--list", wt.Branch); b != "" {
 		t.Errorf("branch %s was made in the repository GIT_DIR names", wt.Branch)
+	}
+}
+
+// TestCreateConcurrently: worktrees of different issues created at once in
+// one repository (two dispatchers on a host, agents asking together) all
+// come into being. Each Create prunes stale registrations first, and git's
+// prune takes a worktree that another process is adding, before its
+// registration is complete, for a stale one and deletes it.
+func TestCreateConcurrently(t *testing.T) {
+	repo := newRepo(t, "main")
+	const n = 12
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := worktree.Create(context.Background(), worktree.Options{Repo: repo, Issue: fmt.Sprintf("SYM-%d", i), Project: "sym"})
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	list, err := worktree.List(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != n+1 {
+		t.Errorf("%d worktrees listed, want the main one and %d", len(list), n)
 	}
 }
