@@ -362,8 +362,8 @@ func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 	}
 	// The caller's own assignments first, then unassigned work; items
 	// assigned to someone else are theirs to take. Two branches in that
-	// order, each walking the queue index (project, status, priority,
-	// created_at) and stopping at the first ready item (one query ordered
+	// order, each walking an index in queue order (assignee, status,
+	// priority, created_at) and stopping at the first ready item (one query ordered
 	// by "is it mine" would test every todo item of the project and sort),
 	// in one statement: on PostgreSQL each statement is a round trip under
 	// the writers' lock.

@@ -37,7 +37,7 @@ type oldThought struct {
 // Placeholders are ?, so PostgreSQL callers pass a rebinding Querier.
 func RechainThoughts(ctx context.Context, q Querier) (RechainResult, error) {
 	var res RechainResult
-	tasks, err := column(ctx, q, `SELECT task_id FROM thought_rechain ORDER BY task_id`)
+	tasks, err := Column(ctx, q, `SELECT task_id FROM thought_rechain ORDER BY task_id`)
 	if err != nil || len(tasks) == 0 {
 		return res, err
 	}
@@ -112,7 +112,7 @@ type leaf struct {
 // releaf moves session leaves of kind (thought or action) from old to new
 // hashes and recomputes the frozen roots that still matched their leaves.
 func releaf(ctx context.Context, q Querier, kind string, renamed map[string][2]string) (int, error) {
-	ids, err := column(ctx, q, `SELECT DISTINCT session_id FROM session_records WHERE kind = ?`, kind)
+	ids, err := Column(ctx, q, `SELECT DISTINCT session_id FROM session_records WHERE kind = ?`, kind)
 	if err != nil {
 		return 0, err
 	}
@@ -174,23 +174,6 @@ func sessionLeaves(ctx context.Context, q Querier, id string) ([]leaf, error) {
 			return nil, err
 		}
 		out = append(out, l)
-	}
-	return out, rows.Err()
-}
-
-func column(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
 	}
 	return out, rows.Err()
 }

@@ -34,12 +34,12 @@ const rechainBatch = 10_000
 //
 // Placeholders are ?, so PostgreSQL callers pass a rebinding Querier.
 func RechainActions(ctx context.Context, q Querier, now time.Time) (bool, error) {
-	pending, err := column(ctx, q, `SELECT id FROM action_rechain WHERE pending = 1`)
+	pending, err := Column(ctx, q, `SELECT id FROM action_rechain WHERE pending = 1`)
 	if err != nil || len(pending) == 0 {
 		return false, err
 	}
 	inSessions := map[string]bool{}
-	ids, err := column(ctx, q, `SELECT DISTINCT record_id FROM session_records WHERE kind = 'action'`)
+	ids, err := Column(ctx, q, `SELECT DISTINCT record_id FROM session_records WHERE kind = 'action'`)
 	if err != nil {
 		return false, err
 	}

@@ -151,14 +151,27 @@ func (t *Tx) NextRecordID(ctx context.Context, table, prefix string) (string, er
 	return fmt.Sprintf("%s-%d", prefix, n), nil
 }
 
-// Strings runs a query returning one text column.
+// Strings runs a query returning one text column (an empty list for no
+// rows).
 func (t *Tx) Strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := t.Q.QueryContext(ctx, query, args...)
+	out, err := Column(ctx, t.Q, query, args...)
+	if out == nil && err == nil {
+		out = []string{}
+	}
+	return out, err
+}
+
+// Column runs a query of one text column on q and returns its values (nil
+// for no rows).
+func Column(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []string{}
+	var out []string
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/postgres"
+	"github.com/baton-dev/baton/sqlcore"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/tool"
 	"github.com/baton-dev/baton/tools"
@@ -163,7 +164,7 @@ func (p *schemaPool) give(t testing.TB, dsn, schema string) {
 // files in one directory, and most of the suite's time went to the
 // kernel's file creation. A test leaves a few rows in a few tables.
 func truncateAll(ctx context.Context, db *sql.DB, schema string) error {
-	tables, err := names(ctx, db, `SELECT quote_ident(tablename) FROM pg_tables
+	tables, err := sqlcore.Column(ctx, db, `SELECT quote_ident(tablename) FROM pg_tables
 		WHERE schemaname = $1 AND tablename <> 'goose_db_version'`, schema)
 	if err != nil || len(tables) == 0 {
 		return err
@@ -191,7 +192,7 @@ func truncateAll(ctx context.Context, db *sql.DB, schema string) error {
 	// A delete's triggers may write to a table already emptied (an item's
 	// counts), so the tables are probed again until none holds a row.
 	for round := 0; ; round++ {
-		used, err := names(ctx, tx, probe)
+		used, err := sqlcore.Column(ctx, tx, probe)
 		if err != nil {
 			return err
 		}
@@ -216,7 +217,7 @@ func truncateAll(ctx context.Context, db *sql.DB, schema string) error {
 			}
 		}
 	}
-	drawn, err := names(ctx, tx, `SELECT quote_ident(sequencename) FROM pg_sequences
+	drawn, err := sqlcore.Column(ctx, tx, `SELECT quote_ident(sequencename) FROM pg_sequences
 		WHERE schemaname = $1 AND last_value IS NOT NULL AND sequencename <> 'goose_db_version_id_seq'`, schema)
 	if err != nil {
 		return err
@@ -285,26 +286,6 @@ func childrenFirst(tables []string, parents map[string][]string) ([]string, erro
 		}
 	}
 	return out, nil
-}
-
-// names runs a query of one text column.
-func names(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
