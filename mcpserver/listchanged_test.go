@@ -201,6 +201,7 @@ func TestPoint13WatchSeesOtherProcesses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Watch(ctx)
+	watching(t, f)
 	w := listen(t, f, baton.Principal{Agent: "w", Profile: "worker", Source: baton.SourceStdio}, "")
 	if slices.Contains(listed(t, w.cs), "merkle_finalize") {
 		t.Fatal("worker lists the privileged merkle_finalize before any grant")

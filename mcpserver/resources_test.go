@@ -27,6 +27,7 @@ func TestResourceSubscriptions(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Watch(ctx)
+	watching(t, f)
 
 	updated := make(chan string, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
@@ -87,5 +88,16 @@ func TestResourceSubscriptions(t *testing.T) {
 	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.InboxURI})
 	if err != nil || !strings.Contains(res.Contents[0].Text, "look at COL-1") {
 		t.Fatalf("read the inbox: %v %v", err, res)
+	}
+}
+
+// watching waits until f's Watch has taken in what was committed before it
+// began, so that the test's changes are news to it, not history.
+func watching(t *testing.T, f *mcpserver.Factory) {
+	t.Helper()
+	select {
+	case <-f.Watching():
+	case <-time.After(20 * time.Second):
+		t.Fatal("Watch did not begin")
 	}
 }

@@ -49,6 +49,7 @@ func TestPoint13RevokedTokenEndsSSESessions(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.f.Watch(ctx)
+	watching(t, s.f)
 	old, oldTok := issue(t, k, "agent-r", "worker", "", false)
 	fresh, _ := issue(t, k, "agent-r", "worker", "", false)
 

@@ -43,6 +43,8 @@ type Factory struct {
 	inflight sync.WaitGroup               // tool calls under way, drained on shutdown
 	presence presence
 	sessions map[*mcp.ServerSession]*tool.Session // scheduler caps per session
+	watching chan struct{}                        // closed when Watch has taken in history (Watching)
+	started  sync.Once
 }
 
 // NewFactory returns a factory for reg and env.
