@@ -212,12 +212,7 @@ func Create(ctx context.Context, o Options) (*Worktree, error) {
 // made that too. A reused worktree is left alone. It is how a caller that
 // fails to record the creation leaves nothing behind.
 func (w *Worktree) Undo(ctx context.Context, repo string) error {
-	unlock, err := lockRepo(repo)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return w.undo(ctx, repo)
+	return locked(repo, func() error { return w.undo(ctx, repo) })
 }
 
 func (w *Worktree) undo(ctx context.Context, repo string) error {
@@ -286,13 +281,10 @@ func Remove(ctx context.Context, repo, path string, force bool) error {
 	if force {
 		args = []string{"worktree", "remove", "--force", path}
 	}
-	unlock, err := lockRepo(repo)
-	if err != nil {
+	return locked(repo, func() error {
+		_, err := git(ctx, repo, args...)
 		return err
-	}
-	defer unlock()
-	_, err = git(ctx, repo, args...)
-	return err
+	})
 }
 
 // lockName is the file, in the main repository's .git, that baton's
@@ -317,6 +309,16 @@ func lockRepo(repo string) (func(), error) {
 			WithHint("check that the repository's .git folder is writable")
 	}
 	return func() { f.Close() }, nil
+}
+
+// locked runs fn holding the repository's worktree lock.
+func locked(repo string, fn func() error) error {
+	unlock, err := lockRepo(repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
 }
 
 // Top returns the top directory of the main repository that holds dir
@@ -483,13 +485,10 @@ func PruneStale(ctx context.Context, repo string) error {
 	if err := gitAvailable(); err != nil {
 		return err
 	}
-	unlock, err := lockRepo(repo)
-	if err != nil {
+	return locked(repo, func() error {
+		_, err := git(ctx, repo, "worktree", "prune")
 		return err
-	}
-	defer unlock()
-	_, err = git(ctx, repo, "worktree", "prune")
-	return err
+	})
 }
 
 // mainTop is the top of the main repository holding dir, read from the
