@@ -90,16 +90,7 @@ func (f *Factory) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 // Watching is closed once Watch has taken in the events committed before
 // it began: every change committed after that reaches the sessions. (A
 // change committed before is history, and notifies nobody.)
-func (f *Factory) Watching() <-chan struct{} { return f.watchingChan() }
-
-func (f *Factory) watchingChan() chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.watching == nil {
-		f.watching = make(chan struct{})
-	}
-	return f.watching
-}
+func (f *Factory) Watching() <-chan struct{} { return f.watching }
 
 // Watch turns committed events into resource-update notifications for
 // subscribed sessions until ctx ends: message events update every inbox,
@@ -119,7 +110,7 @@ func (f *Factory) Watch(ctx context.Context) {
 		defer stop()
 		wake = ch
 	}
-	f.started.Do(func() { close(f.watchingChan()) })
+	f.began.Do(func() { close(f.watching) })
 	poll := time.NewTicker(f.Env.PollEvery())
 	defer poll.Stop()
 	for {

@@ -44,13 +44,13 @@ type Factory struct {
 	presence presence
 	sessions map[*mcp.ServerSession]*tool.Session // scheduler caps per session
 	watching chan struct{}                        // closed when Watch has taken in history (Watching)
-	started  sync.Once
+	began    sync.Once                            // closes watching once
 }
 
 // NewFactory returns a factory for reg and env.
 func NewFactory(reg *tool.Registry, env *tool.Env, version string) *Factory {
 	return &Factory{Registry: reg, Env: env, Version: version, cache: mcp.NewSchemaCache(),
-		servers: map[baton.Principal]*mcp.Server{}, offered: map[baton.Principal]*offered{}}
+		servers: map[baton.Principal]*mcp.Server{}, offered: map[baton.Principal]*offered{}, watching: make(chan struct{})}
 }
 
 // Server returns the MCP server whose calls run as p.
