@@ -16,14 +16,7 @@ func TestItemTextIndexedOnlyWhenChanged(t *testing.T) {
 	s := openGC(t, "")
 	ctx := context.Background()
 	it := &baton.Item{Project: "alpha", Title: "Alpha tree", Description: "bright leaves", Status: baton.StatusTodo, CreatedBy: "test"}
-	if err := s.Update(ctx, func(tx baton.Tx) error {
-		if err := tx.CreateProject(ctx, &baton.Project{Slug: "alpha", Prefix: "ALP"}); err != nil {
-			return err
-		}
-		return tx.CreateItem(ctx, it)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createInAlpha(t, s, it)
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)

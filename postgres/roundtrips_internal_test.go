@@ -21,17 +21,7 @@ func TestActivityTrustsAnItemReadBefore(t *testing.T) {
 	ctx := context.Background()
 	read := &baton.Item{Project: "alpha", Title: "read first", Status: baton.StatusTodo, CreatedBy: "test"}
 	unread := &baton.Item{Project: "alpha", Title: "not read", Status: baton.StatusTodo, CreatedBy: "test"}
-	if err := s.Update(ctx, func(tx baton.Tx) error {
-		if err := tx.CreateProject(ctx, &baton.Project{Slug: "alpha", Prefix: "ALP"}); err != nil {
-			return err
-		}
-		if err := tx.CreateItem(ctx, read); err != nil {
-			return err
-		}
-		return tx.CreateItem(ctx, unread)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createInAlpha(t, s, read, unread)
 	var withRead, withoutRead int64
 	if err := s.Update(ctx, func(btx baton.Tx) error {
 		t := btx.(*tx)
@@ -66,5 +56,25 @@ func TestActivityTrustsAnItemReadBefore(t *testing.T) {
 	if withRead != withoutRead-1 {
 		t.Errorf("a comment scanned items %d times on an item this transaction had read, %d on one it had not; want one fewer",
 			withRead, withoutRead)
+	}
+}
+
+// createInAlpha creates the project alpha (ALP) and items in it, in one
+// write.
+func createInAlpha(t *testing.T, s *Store, items ...*baton.Item) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.Update(ctx, func(tx baton.Tx) error {
+		if err := tx.CreateProject(ctx, &baton.Project{Slug: "alpha", Prefix: "ALP"}); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := tx.CreateItem(ctx, it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
