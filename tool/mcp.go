@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/stack"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,6 +54,9 @@ func MCPTool(s *Spec) *mcp.Tool {
 // built, the larger part of a cold start).
 func (t *typed) Bind(s *mcp.Server, env *Env, who PrincipalFunc) {
 	s.AddTool(MCPTool(t.spec), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// The SDK runs each call on a new goroutine; grow its stack
+		// once, here, rather than step by step inside SQLite.
+		stack.Grow()
 		var raw json.RawMessage
 		if req.Params != nil {
 			raw = req.Params.Arguments
