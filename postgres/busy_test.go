@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -85,25 +87,58 @@ func TestPoint5LockContentionIsNotInternal(t *testing.T) {
 
 // A replica whose URL sets a short lock_timeout still starts while
 // another replica migrates: it waits for the migration lock (0x6261746f6e,
-// "baton") instead of failing with 55P03.
+// "baton") instead of failing with 55P03. Its schema is new, so it has
+// migrating to do (an up-to-date one takes no lock: the test below).
 func TestStartWaitsForAnotherReplicasMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	holder := testkit.OpenPostgres(t, nil)
-	conn, err := holder.DB().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(0x6261746f6e)); err != nil {
-		t.Fatal(err)
-	}
+	conn := holdMigrationLock(t, holder)
 	time.AfterFunc(300*time.Millisecond, func() {
 		_, _ = conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(0x6261746f6e))
 	})
-	s, err := postgres.Open(ctx, os.Getenv("BATON_TEST_POSTGRES_URL")+"&lock_timeout=20", postgres.Options{Schema: holder.Schema(), MaxConns: 2})
+	dsn := os.Getenv("BATON_TEST_POSTGRES_URL")
+	schema := fmt.Sprintf("fresh_%d", os.Getpid())
+	t.Cleanup(func() { _ = postgres.DropSchema(ctx, dsn, schema) })
+	s, err := postgres.Open(ctx, dsn+"&lock_timeout=20", postgres.Options{Schema: schema, MaxConns: 2})
 	if err != nil {
 		t.Fatalf("starting while another replica migrates: %v", err)
 	}
 	s.Close()
+}
+
+// A replica opening a schema that has every migration starts without the
+// migration lock, so while another process holds it, and with one
+// connection: it finds the schema current and has nothing to wait for.
+func TestStartOfACurrentSchemaTakesNoLock(t *testing.T) {
+	t.Parallel()
+	holder := testkit.OpenPostgres(t, nil)
+	conn := holdMigrationLock(t, holder)
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := postgres.Open(ctx, os.Getenv("BATON_TEST_POSTGRES_URL"), postgres.Options{Schema: holder.Schema(), MaxConns: 2})
+	if err != nil {
+		t.Fatalf("opening a current schema while the migration lock is held: %v", err)
+	}
+	defer s.Close()
+	if got, want := s.Info(ctx).SchemaVersion, holder.Info(ctx).SchemaVersion; got != want || got == 0 {
+		t.Errorf("schema version %d, want %d", got, want)
+	}
+}
+
+// holdMigrationLock takes the migration lock on a connection of s's pool,
+// for the caller to release or close.
+func holdMigrationLock(t *testing.T, s *postgres.Store) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := s.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(0x6261746f6e)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
