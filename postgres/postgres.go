@@ -44,7 +44,7 @@ type Store struct {
 	// transaction: one connection writes at a time, the other writers
 	// queue in it holding nothing, and the advisory lock only decides
 	// between replicas.
-	group   sqlcore.Group[*sql.Tx]
+	group   sqlcore.Group[*sqlcore.BatchTx]
 	cfg     *pgx.ConnConfig
 	schema  string
 	writeID int64  // the advisory lock that serialises writers
@@ -321,8 +321,12 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	}
 	start := time.Now()
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
-		return s.group.Do(ctx, func(t *sql.Tx) error {
-			return fn(s.newTx(sqlcore.Uninterrupted(t), false))
+		return s.group.Do(ctx, func(b *sqlcore.BatchTx) error {
+			return b.Call(func(t *sql.Tx, head *sqlcore.ChainHead) error {
+				pt := s.newTx(sqlcore.Uninterrupted(t), false)
+				pt.Head = head
+				return fn(pt)
+			})
 		})
 	})
 	return sqlcore.OutOfTime(ctx, err, start)
@@ -334,7 +338,7 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 // deadline, the earliest of the batch's calls', bounds the wait for the
 // lock (pgx then closes the connection, and the group gives the calls with
 // time left to the next batch).
-func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], error) {
+func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sqlcore.BatchTx], error) {
 	t, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return nil, err

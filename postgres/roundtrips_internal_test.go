@@ -78,3 +78,46 @@ func createInAlpha(t *testing.T, s *Store, items ...*baton.Item) {
 		t.Fatal(err)
 	}
 }
+
+// TestAppendTrustsTheBatchsChainHead: an action appended after another in
+// the same group commit batch takes its position and previous hash from the
+// one before it, without reading the log's head (a round trip under the
+// writers' lock); the first append of a batch reads it. Scans of actions
+// are counted in the transaction's own statistics.
+func TestAppendTrustsTheBatchsChainHead(t *testing.T) {
+	t.Parallel()
+	s := openGC(t, "")
+	ctx := context.Background()
+	var first, second int64
+	if err := s.Update(ctx, func(btx baton.Tx) error {
+		t := btx.(*tx)
+		scans := func() (n int64, err error) {
+			err = t.Q.QueryRowContext(ctx, `SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables
+				WHERE schemaname = current_schema() AND relname = 'actions'`).Scan(&n)
+			return n, err
+		}
+		appendOne := func() (int64, error) {
+			before, err := scans()
+			if err != nil {
+				return 0, err
+			}
+			if err := t.AppendAction(ctx, &baton.Action{Agent: "a", Source: "test", Tool: "t", InputDigest: "in",
+				ResultDigest: "out", At: time.Now()}); err != nil {
+				return 0, err
+			}
+			after, err := scans()
+			return after - before, err
+		}
+		var err error
+		if first, err = appendOne(); err != nil {
+			return err
+		}
+		second, err = appendOne()
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if first == 0 || second != 0 {
+		t.Errorf("the first append scanned actions %d times, the second %d; want the head read by the first only", first, second)
+	}
+}

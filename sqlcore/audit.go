@@ -184,6 +184,7 @@ func (t *Tx) Thoughts(ctx context.Context, f baton.ThoughtFilter) ([]*baton.Thou
 
 // StartSession opens an audit session (id A-NNNN) on an existing task.
 func (t *Tx) StartSession(ctx context.Context, s *baton.AuditSession) error {
+	t.Head.Forget() // whether a session is open may change
 	if _, err := t.Self.Item(ctx, s.TaskID); err != nil {
 		return err
 	}
@@ -235,6 +236,7 @@ func (t *Tx) Session(ctx context.Context, id string) (*baton.AuditSession, error
 // EndTracking stops records joining session id from at on; it reports
 // whether this call ended the tracking (false when it had ended before).
 func (t *Tx) EndTracking(ctx context.Context, id string, at time.Time) (bool, error) {
+	t.Head.Forget() // whether a session is open may change
 	res, err := t.Q.ExecContext(ctx, `UPDATE audit_sessions SET tracking_ended_at = ? WHERE id = ? AND tracking_ended_at IS NULL`, MS(at), id)
 	if err != nil {
 		return false, err
@@ -283,6 +285,7 @@ func (t *Tx) SessionRecords(ctx context.Context, id string) ([]baton.SessionReco
 // FinalizeSession freezes a session's Merkle root; a session already
 // finalized is ERR_ALREADY_FINALIZED.
 func (t *Tx) FinalizeSession(ctx context.Context, s *baton.AuditSession) error {
+	t.Head.Forget() // whether a session is open may change
 	res, err := t.Q.ExecContext(ctx, `UPDATE audit_sessions SET finalized_at = ?, merkle_root = ?, root_task = ?, tree_depth = ?,
 		leaf_count = ?, last_change = ? WHERE id = ? AND finalized_at IS NULL`,
 		MS(s.FinalizedAt), s.MerkleRoot, s.RootTask, s.TreeDepth, s.LeafCount, MS(s.FinalizedAt), s.ID)
@@ -323,10 +326,13 @@ func (t *Tx) AppendActionEvent(ctx context.Context, a *baton.Action, e *baton.Ev
 		}
 	}
 	// One statement reads the chain's head and whether any audit session
-	// is open (the question joinSessions starts with): it runs in every
-	// write transaction.
+	// is open (the question joinSessions starts with), unless an earlier
+	// call of the same batch appended and left them in t.Head: on
+	// PostgreSQL a round trip under the writers' lock.
 	var open bool
-	if err := t.Q.QueryRowContext(ctx, `SELECT COALESCE((SELECT position FROM actions ORDER BY position DESC LIMIT 1), 0),
+	if h := t.Head; h != nil && h.known {
+		a.Position, a.PreviousHash, open = h.position, h.hash, h.open
+	} else if err := t.Q.QueryRowContext(ctx, `SELECT COALESCE((SELECT position FROM actions ORDER BY position DESC LIMIT 1), 0),
 		COALESCE((SELECT hash FROM actions ORDER BY position DESC LIMIT 1), ?), `+anyOpenSession,
 		audit.Genesis).Scan(&a.Position, &a.PreviousHash, &open); err != nil {
 		return err
@@ -347,6 +353,9 @@ func (t *Tx) AppendActionEvent(ctx context.Context, a *baton.Action, e *baton.Ev
 	}
 	if err != nil {
 		return err
+	}
+	if t.Head != nil {
+		*t.Head = ChainHead{known: true, position: a.Position, hash: a.Hash, open: open}
 	}
 	if !open {
 		return nil

@@ -50,11 +50,52 @@ type GroupTx[T any] struct {
 	Rollback func() error
 }
 
+// BatchTx is a batch's database/sql transaction, with what the batch's
+// calls learn that the next call can use without asking the database.
+type BatchTx struct {
+	Tx   *sql.Tx
+	head ChainHead
+}
+
+// ChainHead is the action log's head as the batch's last append left it:
+// the calls of one batch run one after another in one transaction holding
+// the writers' lock, so the next call's action follows it without reading
+// the log again. Only Tx.AppendActionEvent sets it; whatever else could
+// move the head or open or close an audit session forgets it (Forget).
+type ChainHead struct {
+	known    bool
+	position int64
+	hash     string
+	open     bool // an audit session is open
+}
+
+// Forget makes the next append read the head from the database.
+func (h *ChainHead) Forget() {
+	if h != nil {
+		h.known = false
+	}
+}
+
+// Call runs one call of the batch with the batch's chain head. A call that
+// fails (or panics) is rolled back to its savepoint, its appends with it,
+// so the head it leaves is put back as it was.
+func (b *BatchTx) Call(fn func(t *sql.Tx, head *ChainHead) error) (err error) {
+	saved, ok := b.head, false
+	defer func() {
+		if !ok {
+			b.head = saved
+		}
+	}()
+	err = fn(b.Tx, &b.head)
+	ok = err == nil
+	return err
+}
+
 // SQLGroupTx is the GroupTx of a database/sql transaction, as both stores
 // begin theirs.
-func SQLGroupTx(t *sql.Tx) *GroupTx[*sql.Tx] {
-	return &GroupTx[*sql.Tx]{
-		Tx: t,
+func SQLGroupTx(t *sql.Tx) *GroupTx[*BatchTx] {
+	return &GroupTx[*BatchTx]{
+		Tx: &BatchTx{Tx: t},
 		Exec: func(ctx context.Context, stmt string) error {
 			_, err := t.ExecContext(ctx, stmt)
 			return err

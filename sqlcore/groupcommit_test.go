@@ -2,6 +2,7 @@ package sqlcore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -251,5 +252,36 @@ func TestGroupFailureFirstOrLater(t *testing.T) {
 				t.Errorf("committed %v, want %v", st.committed, want)
 			}
 		})
+	}
+}
+
+// TestBatchCallKeepsTheHeadOfCallsThatStand: the chain head a call leaves
+// is kept when it succeeds and put back when it fails or panics (its
+// savepoint undid its appends).
+func TestBatchCallKeepsTheHeadOfCallsThatStand(t *testing.T) {
+	b := &BatchTx{}
+	set := func(pos int64) func(*sql.Tx, *ChainHead) error {
+		return func(_ *sql.Tx, h *ChainHead) error {
+			*h = ChainHead{known: true, position: pos, hash: fmt.Sprint("h", pos)}
+			return nil
+		}
+	}
+	if err := b.Call(set(1)); err != nil || b.head.position != 1 {
+		t.Fatalf("a call that stands: err %v, head %+v", err, b.head)
+	}
+	failed := errors.New("failed")
+	if err := b.Call(func(tx *sql.Tx, h *ChainHead) error { _ = set(2)(tx, h); return failed }); err != failed || b.head.position != 1 {
+		t.Fatalf("a call that failed: err %v, head %+v, want the head before it", err, b.head)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_ = b.Call(func(tx *sql.Tx, h *ChainHead) error { _ = set(3)(tx, h); panic("boom") })
+	}()
+	if b.head.position != 1 || !b.head.known {
+		t.Fatalf("after a call that panicked: head %+v, want the head before it", b.head)
+	}
+	b.head.Forget()
+	if b.head.known {
+		t.Fatal("Forget left the head known")
 	}
 }

@@ -88,6 +88,9 @@ type Tx struct {
 	// again: items are never deleted, and an id moved away still leads to
 	// its item (Alias).
 	found map[string]bool
+	// Head is the group commit batch's chain head (nil outside a batch:
+	// every append reads it).
+	Head *ChainHead
 }
 
 // MS stores an instant as Unix milliseconds, the stores' time columns.

@@ -38,6 +38,9 @@ func (s *Store) Import(ctx context.Context, r io.ReadSeeker, opts portable.Impor
 		Update: func(ctx context.Context, fn func(q sqlcore.Querier, d sqlcore.Dialect) error) error {
 			return s.Update(ctx, func(btx baton.Tx) error {
 				t := btx.(*tx)
+				// The import writes actions and audit sessions row by row.
+				t.Head.Forget()
+				defer t.Head.Forget()
 				return fn(t.Q, t.D)
 			})
 		},

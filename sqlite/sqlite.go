@@ -38,7 +38,7 @@ type Store struct {
 	closed  atomic.Bool
 	cache   *sqlcore.KnowledgeCache // vectors and keyword index for read-only searches
 	// group batches concurrent Updates into one transaction on w.
-	group sqlcore.Group[*sql.Tx]
+	group sqlcore.Group[*sqlcore.BatchTx]
 }
 
 var _ baton.Store = (*Store)(nil)
@@ -218,8 +218,12 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	}
 	start := time.Now()
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
-		return s.group.Do(ctx, func(t *sql.Tx) error {
-			return fn(s.newStoreTx(sqlcore.Uninterrupted(t), false))
+		return s.group.Do(ctx, func(b *sqlcore.BatchTx) error {
+			return b.Call(func(t *sql.Tx, head *sqlcore.ChainHead) error {
+				st := s.newStoreTx(sqlcore.Uninterrupted(t), false)
+				st.Head = head
+				return fn(st)
+			})
 		})
 	})
 	return outOfTime(ctx, err, start)
@@ -229,7 +233,7 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 // transaction is not tied to ctx (database/sql would roll it back when ctx
 // ended, under every call of the batch); SQLite's own wait for another
 // process's lock is bounded by the busy timeout.
-func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sql.Tx], error) {
+func (s *Store) beginBatch(ctx context.Context) (*sqlcore.GroupTx[*sqlcore.BatchTx], error) {
 	t, err := s.w.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return nil, err
