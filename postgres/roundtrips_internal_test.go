@@ -25,11 +25,7 @@ func TestActivityTrustsAnItemReadBefore(t *testing.T) {
 	var withRead, withoutRead int64
 	if err := s.Update(ctx, func(btx baton.Tx) error {
 		t := btx.(*tx)
-		scans := func() (n int64, err error) {
-			err = t.Q.QueryRowContext(ctx, `SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables
-				WHERE schemaname = current_schema() AND relname = 'items'`).Scan(&n)
-			return n, err
-		}
+		scans := func() (int64, error) { return tableScans(ctx, t, "items") }
 		comment := func(id string) (int64, error) {
 			before, err := scans()
 			if err != nil {
@@ -91,11 +87,7 @@ func TestAppendTrustsTheBatchsChainHead(t *testing.T) {
 	var first, second int64
 	if err := s.Update(ctx, func(btx baton.Tx) error {
 		t := btx.(*tx)
-		scans := func() (n int64, err error) {
-			err = t.Q.QueryRowContext(ctx, `SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables
-				WHERE schemaname = current_schema() AND relname = 'actions'`).Scan(&n)
-			return n, err
-		}
+		scans := func() (int64, error) { return tableScans(ctx, t, "actions") }
 		appendOne := func() (int64, error) {
 			before, err := scans()
 			if err != nil {
@@ -120,4 +112,13 @@ func TestAppendTrustsTheBatchsChainHead(t *testing.T) {
 	if first == 0 || second != 0 {
 		t.Errorf("the first append scanned actions %d times, the second %d; want the head read by the first only", first, second)
 	}
+}
+
+// tableScans is how many times the transaction has scanned table so far
+// (sequential and index scans, foreign-key checks included), from its own
+// statistics.
+func tableScans(ctx context.Context, t *tx, table string) (n int64, err error) {
+	err = t.Q.QueryRowContext(ctx, `SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables
+		WHERE schemaname = current_schema() AND relname = ?`, table).Scan(&n)
+	return n, err
 }
