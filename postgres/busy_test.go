@@ -113,8 +113,7 @@ func TestStartWaitsForAnotherReplicasMigration(t *testing.T) {
 func TestStartOfACurrentSchemaTakesNoLock(t *testing.T) {
 	t.Parallel()
 	holder := testkit.OpenPostgres(t, nil)
-	conn := holdMigrationLock(t, holder)
-	defer conn.Close()
+	holdMigrationLock(t, holder)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s, err := postgres.Open(ctx, os.Getenv("BATON_TEST_POSTGRES_URL"), postgres.Options{Schema: holder.Schema(), MaxConns: 2})
@@ -127,8 +126,10 @@ func TestStartOfACurrentSchemaTakesNoLock(t *testing.T) {
 	}
 }
 
-// holdMigrationLock takes the migration lock on a connection of s's pool,
-// for the caller to release or close.
+// holdMigrationLock takes the migration lock on a connection of s's pool
+// until the caller releases it or the test ends. The lock is the
+// database's, not the schema's: tests opening new schemas beside this one
+// wait for it, so it is given back as soon as the test is done.
 func holdMigrationLock(t *testing.T, s *postgres.Store) *sql.Conn {
 	t.Helper()
 	ctx := context.Background()
@@ -136,7 +137,10 @@ func holdMigrationLock(t *testing.T, s *postgres.Store) *sql.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
+	t.Cleanup(func() {
+		_, _ = conn.ExecContext(ctx, `SELECT pg_advisory_unlock_all()`)
+		conn.Close()
+	})
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(0x6261746f6e)); err != nil {
 		t.Fatal(err)
 	}
