@@ -176,13 +176,14 @@ func testActionChainAcrossABatch(t *testing.T, open func(t *testing.T) baton.Sto
 	}
 	// The first write holds the writer while the others queue behind it.
 	release, holding := make(chan struct{}), make(chan struct{})
+	held := sync.OnceFunc(func() { close(holding) }) // a store may run fn again
 	first := make(chan error, 1)
 	go func() {
 		first <- e.s.Update(e.ctx, func(tx baton.Tx) error {
 			if err := appendOne(tx, "first"); err != nil {
 				return err
 			}
-			close(holding)
+			held()
 			<-release
 			return nil
 		})
@@ -260,11 +261,12 @@ func testActionJoinsASessionOpenedBefore(t *testing.T, open func(t *testing.T) b
 		return a, tx.AppendAction(e.ctx, a)
 	}
 	release, holding := make(chan struct{}), make(chan struct{})
+	held := sync.OnceFunc(func() { close(holding) }) // a store may run fn again
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	wg.Go(func() {
 		errs[0] = e.s.Update(e.ctx, func(tx baton.Tx) error {
-			close(holding)
+			held()
 			<-release
 			return nil
 		})
