@@ -79,6 +79,11 @@ type App struct {
 		cancels []context.CancelFunc
 		wg      sync.WaitGroup
 	}
+	// schemaFlags adds, to a tool's command, the flags and usage its
+	// input schema gives; root runs it only for the command that runs
+	// (materialize), since building every tool's schema is most of a CLI
+	// command's start.
+	schemaFlags map[*cobra.Command]func()
 }
 
 // goBackground runs fn until the command ends (Run's stopBackground).
@@ -189,6 +194,7 @@ func (a *App) root(args ...string) *cobra.Command {
 			a.migrateCmd(), a.readyCmd(), a.runsCmd(), a.memoryCmd(), a.inboxCmd(), a.replyCmd(), a.watchCmd(), a.benchCmd(), a.versionCmd(), a.doctorCmd(), a.setupCmd(),
 			a.worktreeCmd(), a.prsCmd(), a.prCmd(), a.orchestratorCmd(), a.knowledgeCmd(), a.dispatchCmd(), a.hooksCmd()}, a.backupCmds()...)...)
 		a.toolsetCommands(root)
+		a.materialize(root, args)
 	}
 	root.Args = noArgs
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }

@@ -56,6 +56,7 @@ func execute(t *testing.T, a *App, args ...string) int {
 	for _, c := range mergeCommands(a.toolsetCmds(), a.skillsCmd()) {
 		root.AddCommand(c)
 	}
+	a.materialize(root, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	if err == nil {

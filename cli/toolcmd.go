@@ -59,23 +59,42 @@ func flagName(prop string) string {
 func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 	var input string
 	var asJSON bool
-	in := spec.InputSchema()
 	cmd := &cobra.Command{
-		Use:     spec.Name + argsUsage(spec),
+		Use:     spec.Name,
 		Aliases: verbs(spec),
 		Short:   firstSentence(spec.Description),
 		Long:    spec.Description + "\n\nFlags set input fields; --input gives them as one JSON object (flags win).",
 		Args:    positional(spec),
 	}
-	fs := cmd.Flags()
-	fs.StringVar(&input, "input", "", "input as a JSON object")
-	fs.BoolVar(&asJSON, "json", false, "print exactly the structured output (or the error envelope) as JSON")
 	props := map[string]string{} // flag name -> property
-	for _, name := range in.PropertyOrder {
-		addFlag(cmd, name, in.Properties[name], slices.Contains(in.Required, name))
-		props[flagName(name)] = name
+	addFlags := func(schema bool) {
+		fs := cmd.Flags()
+		fs.StringVar(&input, "input", "", "input as a JSON object")
+		fs.BoolVar(&asJSON, "json", false, "print exactly the structured output (or the error envelope) as JSON")
+		if !schema {
+			return
+		}
+		in := spec.InputSchema()
+		for _, name := range in.PropertyOrder {
+			addFlag(cmd, name, in.Properties[name], slices.Contains(in.Required, name))
+			props[flagName(name)] = name
+		}
+	}
+	addFlags(false)
+	if a.schemaFlags == nil {
+		a.schemaFlags = map[*cobra.Command]func(){}
+	}
+	a.schemaFlags[cmd] = func() {
+		// Finding the command (root.Find) merged the root's persistent
+		// flags into its set, and a tool's own field (--project) must
+		// shadow the root's flag of that name, as when defined first:
+		// the set starts again.
+		cmd.ResetFlags()
+		cmd.Use += argsUsage(spec)
+		addFlags(true)
 	}
 	cmd.RunE = func(c *cobra.Command, pos []string) error {
+		in := spec.InputSchema()
 		args := map[string]any{}
 		if input != "" {
 			if err := json.Unmarshal([]byte(input), &args); err != nil {
@@ -111,6 +130,27 @@ func (a *App) toolCmd(spec *tool.Spec) *cobra.Command {
 		return a.print(spec, res, asJSON)
 	}
 	return cmd
+}
+
+// materialize gives the tool command that args run, or ask help or a
+// shell completion of, its schema's flags and usage (App.schemaFlags).
+// Found before any of them exist, a tool flag before the command's name
+// is read as taking a value, as cobra itself reads it when it runs.
+//
+// The other builders are dropped: they hold the whole command tree, and
+// cobra keeps every flag completion function (which hold the App) in a
+// global map, so a process that runs many commands (the tests) would keep
+// every tree it built.
+func (a *App) materialize(root *cobra.Command, args []string) {
+	if len(args) > 0 && slices.Contains([]string{"help", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd}, args[0]) {
+		args = args[1:]
+	}
+	if c, _, err := root.Find(args); err == nil {
+		if add, ok := a.schemaFlags[c]; ok {
+			add()
+		}
+	}
+	a.schemaFlags = nil
 }
 
 // verbs are a tool's further command names: its kebab-case, its name
