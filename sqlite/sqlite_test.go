@@ -14,14 +14,19 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton"
+	"github.com/baton-dev/baton/internal/testkit"
 	"github.com/baton-dev/baton/sqlite"
 	"github.com/baton-dev/baton/storetest"
 )
 
-// TestStore runs the backend-neutral conformance suite.
+// TestStore runs the backend-neutral conformance suite, each case on a
+// copy of a database migrated once (testkit.FreshSQLite): the migrations
+// of a new file are the tests below.
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) baton.Store {
-		return open(t, filepath.Join(t.TempDir(), "baton.db"))
+		path := filepath.Join(t.TempDir(), "baton.db")
+		testkit.FreshSQLite(t, path)
+		return open(t, path)
 	})
 }
 

@@ -393,13 +393,7 @@ func open(t testing.TB, clock baton.Clock) *Kit {
 		s = OpenPostgres(t, clock)
 	} else {
 		path = filepath.Join(dir, "baton.db")
-		tpl, err := migratedSQLite()
-		if err != nil {
-			t.Fatalf("migrate a template database: %v", err)
-		}
-		if err := os.WriteFile(path, tpl, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		FreshSQLite(t, path)
 		ss, err := sqlite.Open(ctx, path, sqlite.Options{Clock: clock})
 		if err != nil {
 			t.Fatalf("open store: %v", err)
@@ -460,6 +454,20 @@ func migratedSQLite() ([]byte, error) {
 		sqliteTemplate.data, sqliteTemplate.err = os.ReadFile(path)
 	})
 	return sqliteTemplate.data, sqliteTemplate.err
+}
+
+// FreshSQLite writes at path an empty SQLite database at the latest
+// schema, a copy of the process's template: a store opened on it migrates
+// nothing.
+func FreshSQLite(t testing.TB, path string) {
+	t.Helper()
+	tpl, err := migratedSQLite()
+	if err != nil {
+		t.Fatalf("migrate a template database: %v", err)
+	}
+	if err := os.WriteFile(path, tpl, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Call runs a tool directly with args (a JSON string, a map or a struct).
