@@ -42,7 +42,7 @@ import (
 type GroupTx[T any] struct {
 	// Tx is what fn receives.
 	Tx T
-	// Exec runs one statement of the group's own (SAVEPOINT, RELEASE,
+	// Exec runs one statement of the group's own (SAVEPOINT,
 	// ROLLBACK TO) in the transaction.
 	Exec func(ctx context.Context, stmt string) error
 	// Commit and Rollback end the transaction.
@@ -138,8 +138,11 @@ const (
 	DefaultMaxBatchTime = 10 * time.Millisecond
 )
 
-// savepoint is the name every call's savepoint takes: one call's is
-// released or rolled back before the next begins.
+// savepoint is the name every call's savepoint takes. None is released:
+// a savepoint established later hides an earlier one of the same name,
+// so ROLLBACK TO undoes only the call that failed, and a RELEASE would be
+// one more round trip per call on PostgreSQL, under the writers' lock,
+// for nothing the COMMIT does not do.
 const savepoint = "baton_call"
 
 // groupCall is one waiting call.
@@ -336,7 +339,7 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 				continue
 			}
 			// The first call to run in the transaction needs no
-			// savepoint (two round trips on PostgreSQL): its failure rolls
+			// savepoint (a round trip on PostgreSQL): its failure rolls
 			// back a transaction holding nothing else, and the calls after
 			// it begin a new one. Under load most batches run one or two
 			// calls before their time is up.
@@ -379,8 +382,8 @@ func (g *Group[T]) runBatch(calls []*groupCall[T]) (rest []*groupCall[T]) {
 	return rest
 }
 
-// runCall runs one call's fn under a savepoint: on success the savepoint
-// is released, on failure or panic rolled back. The first call of a
+// runCall runs one call's fn under a savepoint, rolled back to on failure
+// or panic and left open otherwise (see savepoint). The first call of a
 // transaction runs without one, and its failure rolls the transaction
 // back. alive reports whether the transaction is still open for the next
 // call.
@@ -413,20 +416,11 @@ func (g *Group[T]) runCall(tx *GroupTx[T], c *groupCall[T], first bool) (err err
 		return nil, true
 	}
 	if err != nil {
-		// ROLLBACK TO keeps the savepoint open: RELEASE ends it. Either
-		// failing means the transaction itself is gone.
+		// A failing ROLLBACK TO means the transaction itself is gone.
 		if rerr := tx.Exec(bg, "ROLLBACK TO SAVEPOINT "+savepoint); rerr != nil {
 			return err, false
 		}
-		if rerr := tx.Exec(bg, "RELEASE SAVEPOINT "+savepoint); rerr != nil {
-			return err, false
-		}
 		return err, true
-	}
-	if rerr := tx.Exec(bg, "RELEASE SAVEPOINT "+savepoint); rerr != nil {
-		// The call's changes may be gone with the transaction: it
-		// cannot report success, and it is the cause, so it fails.
-		return rerr, false
 	}
 	return nil, true
 }

@@ -285,3 +285,68 @@ func TestBatchCallKeepsTheHeadOfCallsThatStand(t *testing.T) {
 		t.Fatal("Forget left the head known")
 	}
 }
+
+// TestGroupStatementsOfABatch: of its own, a batch runs a SAVEPOINT for
+// each call after the first and a ROLLBACK TO for each that fails, and
+// releases none (on PostgreSQL each statement is a round trip under the
+// writers' lock); the savepoints stack, so a rollback undoes only the call
+// that failed.
+func TestGroupStatementsOfABatch(t *testing.T) {
+	st := &fakeStore{}
+	var mu sync.Mutex
+	var stmts []string
+	begin := func(ctx context.Context) (*GroupTx[*fakeTx], error) {
+		tx, err := st.begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		exec := tx.Exec
+		tx.Exec = func(ctx context.Context, stmt string) error {
+			mu.Lock()
+			stmts = append(stmts, stmt)
+			mu.Unlock()
+			return exec(ctx, stmt)
+		}
+		return tx, nil
+	}
+	g := &Group[*fakeTx]{Begin: begin, MaxTime: time.Hour}
+	held, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- g.Do(context.Background(), func(*fakeTx) error { close(held); <-release; return nil })
+	}()
+	<-held
+	errFail := errors.New("fails")
+	errs := make([]chan error, 4)
+	for i := range errs {
+		errs[i] = make(chan error, 1)
+		go func() {
+			errs[i] <- g.Do(context.Background(), func(tx *fakeTx) error {
+				tx.rows = append(tx.rows, fmt.Sprintf("c%d", i))
+				if i == 2 {
+					return errFail
+				}
+				return nil
+			})
+		}()
+		for g.Queued() < i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range errs {
+		if err := <-c; (i == 2) != errors.Is(err, errFail) {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if want := "[c0 c1 c3]"; fmt.Sprint(st.committed) != want {
+		t.Errorf("committed %v, want %s", st.committed, want)
+	}
+	want := []string{"SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint, "ROLLBACK TO SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint}
+	if !slices.Equal(stmts, want) {
+		t.Errorf("the batch ran %q, want %q", stmts, want)
+	}
+}
