@@ -206,37 +206,9 @@ func TestGroupFailureFirstOrLater(t *testing.T) {
 		t.Run(fmt.Sprintf("call %d fails", failing), func(t *testing.T) {
 			st := &fakeStore{}
 			g := &Group[*fakeTx]{Begin: st.begin, MaxTime: time.Hour}
-			// A first call holds the writer while the three queue.
-			held, release := make(chan struct{}), make(chan struct{})
-			first := make(chan error, 1)
-			go func() {
-				first <- g.Do(context.Background(), func(*fakeTx) error { close(held); <-release; return nil })
-			}()
-			<-held
 			errFail := errors.New("fails")
-			errs := make([]chan error, 3)
-			for i := range errs {
-				errs[i] = make(chan error, 1)
-				go func() {
-					errs[i] <- g.Do(context.Background(), func(tx *fakeTx) error {
-						tx.rows = append(tx.rows, fmt.Sprintf("c%d", i))
-						if i == failing {
-							return errFail
-						}
-						return nil
-					})
-				}()
-				for g.Queued() < i+1 {
-					time.Sleep(time.Millisecond)
-				}
-			}
-			close(release)
-			if err := <-first; err != nil {
-				t.Fatal(err)
-			}
 			var want []string
-			for i, c := range errs {
-				err := <-c
+			for i, err := range runQueued(t, g, 3, failing, errFail) {
 				if i == failing {
 					if !errors.Is(err, errFail) {
 						t.Errorf("call %d: %v, want its error", i, err)
@@ -310,20 +282,39 @@ func TestGroupStatementsOfABatch(t *testing.T) {
 		return tx, nil
 	}
 	g := &Group[*fakeTx]{Begin: begin, MaxTime: time.Hour}
+	errFail := errors.New("fails")
+	for i, err := range runQueued(t, g, 4, 2, errFail) {
+		if (i == 2) != errors.Is(err, errFail) {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if want := "[c0 c1 c3]"; fmt.Sprint(st.committed) != want {
+		t.Errorf("committed %v, want %s", st.committed, want)
+	}
+	want := []string{"SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint, "ROLLBACK TO SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint}
+	if !slices.Equal(stmts, want) {
+		t.Errorf("the batch ran %q, want %q", stmts, want)
+	}
+}
+
+// runQueued queues n calls behind one holding the writer, each writing the
+// row c<i> and the one numbered failing then failing with errFail, lets
+// them run as one batch and returns each call's error.
+func runQueued(t *testing.T, g *Group[*fakeTx], n, failing int, errFail error) []error {
+	t.Helper()
 	held, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
 		first <- g.Do(context.Background(), func(*fakeTx) error { close(held); <-release; return nil })
 	}()
 	<-held
-	errFail := errors.New("fails")
-	errs := make([]chan error, 4)
+	errs := make([]chan error, n)
 	for i := range errs {
 		errs[i] = make(chan error, 1)
 		go func() {
 			errs[i] <- g.Do(context.Background(), func(tx *fakeTx) error {
 				tx.rows = append(tx.rows, fmt.Sprintf("c%d", i))
-				if i == 2 {
+				if i == failing {
 					return errFail
 				}
 				return nil
@@ -337,16 +328,9 @@ func TestGroupStatementsOfABatch(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
+	out := make([]error, n)
 	for i, c := range errs {
-		if err := <-c; (i == 2) != errors.Is(err, errFail) {
-			t.Errorf("call %d: %v", i, err)
-		}
+		out[i] = <-c
 	}
-	if want := "[c0 c1 c3]"; fmt.Sprint(st.committed) != want {
-		t.Errorf("committed %v, want %s", st.committed, want)
-	}
-	want := []string{"SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint, "ROLLBACK TO SAVEPOINT " + savepoint, "SAVEPOINT " + savepoint}
-	if !slices.Equal(stmts, want) {
-		t.Errorf("the batch ran %q, want %q", stmts, want)
-	}
+	return out
 }
