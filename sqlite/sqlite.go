@@ -104,6 +104,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// WALCheckpointPages is the size of the write-ahead log, in pages, at
+// which the writer checkpoints it (16 MiB of 4 KiB pages); the file stays
+// at about that size once reached.
+const WALCheckpointPages = 4000
+
 // DSN is the modernc driver's data source name for the database at the
 // absolute path abs with the store's settings: the writer's (write true:
 // BEGIN IMMEDIATE) or a reader's (query_only). The load harness opens its
@@ -133,6 +138,14 @@ func DSN(abs string, opts Options, write bool) string {
 		// page number: 5% of the server's CPU on the bench's mix. In memory
 		// it lives as long as the batch's transaction, a few MB at most.
 		q.Add("_pragma", "temp_store(MEMORY)")
+		// The writer checkpoints the write-ahead log when a commit leaves
+		// it at WALCheckpointPages: copying each page changed since into
+		// the database file, then two fsyncs, all while it holds the
+		// writer. At SQLite's default of 1,000 pages that was 3.3 % of the
+		// server's CPU on the bench's mix, and its closed loop ran about a
+		// tenth faster at 4,000: hot pages (the ends of the logs, the items
+		// written) are copied once per checkpoint however often they changed.
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", WALCheckpointPages))
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
