@@ -5,9 +5,11 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 
 	internaljson "github.com/modelcontextprotocol/go-sdk/internal/json"
 	"github.com/modelcontextprotocol/go-sdk/internal/mcpgodebug"
@@ -384,7 +386,92 @@ func (x *CallToolResult) MarshalJSON() ([]byte, error) {
 		}
 		w.InputRequests = ir
 	}
+	// encoding/json compacts every json.Marshaler's output through its
+	// scanner, one state-function call per byte: a result's content and
+	// structuredContent (for a typical tool, its output twice) were
+	// scanned here once more than the JSON-RPC layer does. The result is
+	// assembled around their outputs instead, when encoding/json would
+	// copy them as they are.
+	if !marshalSlowly {
+		content, structured := w.Content, w.StructuredContent
+		w.Content, w.StructuredContent = nil, nil
+		if rest, err := json.Marshal(w); err == nil {
+			if b, ok := spliceResult(rest, w.Meta, content, structured); ok {
+				return b, nil
+			}
+		}
+		w.Content, w.StructuredContent = content, structured
+	}
 	return json.Marshal(w)
+}
+
+// marshalSlowly makes CallToolResult.MarshalJSON leave everything to
+// encoding/json, for the tests that compare the two.
+var marshalSlowly bool
+
+// spliceResult is a CallToolResult as encoding/json writes it, given rest:
+// its encoding without content and structuredContent, which begins with
+// its _meta and "content":null. It reports false when encoding/json might
+// write the two differently (or fail): nil elements, a structuredContent
+// that is no json.Marshaler, an output Marshal would change.
+func spliceResult(rest []byte, meta Meta, content []Content, structured any) ([]byte, bool) {
+	head := []byte(`{`)
+	if len(meta) > 0 {
+		m, err := json.Marshal(meta)
+		if err != nil {
+			return nil, false
+		}
+		head = append(append(append(head, `"_meta":`...), m...), ',')
+	}
+	head = append(head, `"content":`...)
+	if !bytes.HasPrefix(rest, head) || !bytes.HasPrefix(rest[len(head):], []byte("null")) {
+		return nil, false
+	}
+	b := make([]byte, 0, 2*len(rest)+256)
+	b = append(b, head...)
+	if content == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendMarshaler(b, c); !ok {
+				return nil, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if structured != nil {
+		m, ok := structured.(json.Marshaler)
+		if !ok {
+			return nil, false
+		}
+		b = append(b, `,"structuredContent":`...)
+		if b, ok = appendMarshaler(b, m); !ok {
+			return nil, false
+		}
+	}
+	return append(b, rest[len(head)+len("null"):]...), true
+}
+
+// appendMarshaler appends m's output as encoding/json writes it inside a
+// value, when that is the output itself (internaljson.AppendMarshaled).
+func appendMarshaler(b []byte, m json.Marshaler) ([]byte, bool) {
+	if m == nil {
+		return b, false
+	}
+	// encoding/json writes null for a nil pointer without calling it.
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+		return b, false
+	}
+	out, err := m.MarshalJSON()
+	if err != nil {
+		return b, false
+	}
+	return internaljson.AppendMarshaled(b, out)
 }
 
 func (x *CallToolResult) UnmarshalJSON(data []byte) error {

@@ -40,24 +40,75 @@ func AppendCompact(dst, src []byte) ([]byte, error) {
 // isCompact reports whether src has no byte that compacting would remove
 // or that a JSON string cannot hold raw: no whitespace outside strings,
 // no control character anywhere. It does not validate src.
-func isCompact(src []byte) bool {
+func isCompact(src []byte) bool { return isPlain(src, false) }
+
+// Classes of the bytes isPlain looks at; every other byte is 0, and one
+// load and test pass it.
+const (
+	ctrl      = 1 << iota // below 0x20: '\t', '\n' and '\r' among them
+	space                 // ' '
+	quote                 // '"'
+	backslash             // '\\'
+	htmlByte              // '<', '>', '&'
+	e2                    // 0xE2: the first byte of U+2028 and U+2029
+)
+
+var byteClass = [256]uint8{
+	0x00: ctrl, 0x01: ctrl, 0x02: ctrl, 0x03: ctrl, 0x04: ctrl, 0x05: ctrl, 0x06: ctrl, 0x07: ctrl, 0x08: ctrl, 0x09: ctrl, 0x0A: ctrl, 0x0B: ctrl, 0x0C: ctrl, 0x0D: ctrl, 0x0E: ctrl, 0x0F: ctrl, 0x10: ctrl, 0x11: ctrl, 0x12: ctrl, 0x13: ctrl, 0x14: ctrl, 0x15: ctrl, 0x16: ctrl, 0x17: ctrl, 0x18: ctrl, 0x19: ctrl, 0x1A: ctrl, 0x1B: ctrl, 0x1C: ctrl, 0x1D: ctrl, 0x1E: ctrl, 0x1F: ctrl,
+	' ': space, '"': quote, '\\': backslash, '<': htmlByte, '>': htmlByte, '&': htmlByte, 0xE2: e2,
+}
+
+// isPlain is isCompact, and with html also reports false for the bytes
+// and characters encoding/json escapes in a Marshaler's output: '<', '>',
+// '&', U+2028 and U+2029.
+func isPlain(src []byte, html bool) bool {
 	inString := false
 	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c < 0x20:
+		k := byteClass[src[i]]
+		if k == 0 {
+			continue
+		}
+		switch k {
+		case ctrl:
 			return false
-		case !inString && c == ' ':
-			return false
-		case c == '"':
+		case space:
+			if !inString {
+				return false
+			}
+		case quote:
 			inString = !inString
-		case inString && c == '\\':
+		case backslash:
 			// The escaped byte is no quote; it must still be no
 			// control character.
 			if i++; i < len(src) && src[i] < 0x20 {
 				return false
 			}
+		case htmlByte:
+			if html {
+				return false
+			}
+		case e2:
+			if html && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// AppendMarshaled appends src, the output of a [stdjson.Marshaler], as
+// [stdjson.Marshal] writes it inside a larger value, when that is src
+// itself: compact, valid, and holding nothing Marshal escapes there ('<',
+// '>' and '&', U+2028 and U+2029). Otherwise it appends nothing and
+// reports false; only encoding/json then knows the bytes, or the error.
+//
+// A value holding such outputs (a tool result's content and
+// structuredContent) can so be assembled around them without
+// encoding/json compacting each through its scanner, one state-function
+// call per byte.
+func AppendMarshaled(dst, src []byte) ([]byte, bool) {
+	if !isPlain(src, true) || !json.Valid(src) {
+		return dst, false
+	}
+	return append(dst, src...), true
 }
