@@ -20,6 +20,7 @@ import (
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/sqlcore"
+	"github.com/baton-dev/baton/sqlite/walvfs"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -148,6 +149,11 @@ func DSN(abs string, opts Options, write bool) string {
 		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", WALCheckpointPages))
 	} else {
 		q.Add("_pragma", "query_only(1)")
+	}
+	// Each frame of the write-ahead log goes out in one write, not two
+	// (see walvfs); should SQLite refuse the VFS, the default one serves.
+	if walvfs.Register() {
+		q.Set("vfs", walvfs.Name)
 	}
 	// SQLite reads a "file:" DSN as a URI: '?', '#' and '%' in the path
 	// must be escaped or they end it.
