@@ -165,26 +165,13 @@ func flush(tls *libc.TLS, pFile uintptr) int32 {
 
 func xWrite(tls *libc.TLS, pFile, buf uintptr, amt int32, off int64) int32 {
 	s := stateOf(pFile)
-	if s.held != 0 && off == s.off+headerSize {
+	if s.held != 0 && off == s.off+headerSize && assemble(tls, s, buf, amt) {
 		s.held = 0
-		n := int64(headerSize) + int64(amt)
-		if s.bufSize < n {
-			p := sqlite3.Xsqlite3_realloc64(tls, s.buf, uint64(n))
-			if p == 0 {
-				// No room to assemble the frame: write it as SQLite does.
-				if rc := callReadWrite(tls, baseMethods(pFile).FxWrite, pFile, uintptr(unsafe.Pointer(&s.header[0])), headerSize, s.off); rc != sqlite3.SQLITE_OK {
-					return rc
-				}
-				return callReadWrite(tls, baseMethods(pFile).FxWrite, pFile, buf, amt, off)
-			}
-			s.buf, s.bufSize = p, n
-		}
-		frame := unsafe.Slice((*byte)(ptr(s.buf)), n)
-		copy(frame, s.header[:])
-		copy(frame[headerSize:], unsafe.Slice((*byte)(ptr(buf)), amt))
 		coalesced.Add(1)
-		return callReadWrite(tls, baseMethods(pFile).FxWrite, pFile, s.buf, int32(n), s.off)
+		return callReadWrite(tls, baseMethods(pFile).FxWrite, pFile, s.buf, headerSize+amt, s.off)
 	}
+	// A held header no page follows (or no room to assemble the frame):
+	// the header goes out first, as SQLite wrote it.
 	if rc := flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
@@ -194,6 +181,23 @@ func xWrite(tls *libc.TLS, pFile, buf uintptr, amt int32, off int64) int32 {
 		return sqlite3.SQLITE_OK
 	}
 	return callReadWrite(tls, baseMethods(pFile).FxWrite, pFile, buf, amt, off)
+}
+
+// assemble puts the held header and the amt bytes at buf after it in
+// s.buf, growing it as needed; false if it cannot grow.
+func assemble(tls *libc.TLS, s *shim, buf uintptr, amt int32) bool {
+	n := int64(headerSize) + int64(amt)
+	if s.bufSize < n {
+		p := sqlite3.Xsqlite3_realloc64(tls, s.buf, uint64(n))
+		if p == 0 {
+			return false
+		}
+		s.buf, s.bufSize = p, n
+	}
+	frame := unsafe.Slice((*byte)(ptr(s.buf)), n)
+	copy(frame, s.header[:])
+	copy(frame[headerSize:], unsafe.Slice((*byte)(ptr(buf)), amt))
+	return true
 }
 
 func xClose(tls *libc.TLS, pFile uintptr) int32 {
