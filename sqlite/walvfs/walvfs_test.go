@@ -17,20 +17,31 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// open opens path in WAL mode, through the VFS when vfs is set.
-func open(t *testing.T, path string, vfs bool) *sql.DB {
-	t.Helper()
+// dsn is path's data source name in WAL mode with the given further
+// pragmas, through the VFS when vfs is set (false if it did not register).
+func dsn(path string, vfs bool, pragmas ...string) (string, bool) {
 	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "wal_autocheckpoint(0)")
+	for _, p := range append([]string{"journal_mode(WAL)", "synchronous(NORMAL)"}, pragmas...) {
+		q.Add("_pragma", p)
+	}
 	if vfs {
 		if !walvfs.Register() {
-			t.Fatal("the VFS did not register")
+			return "", false
 		}
 		q.Set("vfs", walvfs.Name)
 	}
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode(), true
+}
+
+// open opens path in WAL mode without checkpoints, through the VFS when
+// vfs is set.
+func open(t *testing.T, path string, vfs bool) *sql.DB {
+	t.Helper()
+	name, ok := dsn(path, vfs, "wal_autocheckpoint(0)")
+	if !ok {
+		t.Fatal("the VFS did not register")
+	}
+	db, err := sql.Open("sqlite", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,12 +208,11 @@ func TestMain(m *testing.M) {
 // writeUntilKilled inserts rows through the VFS, one transaction each,
 // and prints each row's id once its COMMIT has returned.
 func writeUntilKilled(path string) {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	walvfs.Register()
-	q.Set("vfs", walvfs.Name)
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	name, ok := dsn(path, true)
+	if !ok {
+		panic("the VFS did not register")
+	}
+	db, err := sql.Open("sqlite", name)
 	if err != nil {
 		panic(err)
 	}
