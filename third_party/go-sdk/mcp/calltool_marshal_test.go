@@ -146,11 +146,12 @@ func TestCallToolResultAssembled(t *testing.T) {
 	// With _meta (the SDK's serverInfo, in 2026-07-28 sessions), the
 	// content follows it.
 	meta := Meta{"k": "<v>"}
-	got, ok = spliceResult([]byte(`{"_meta":{"k":"\u003cv\u003e"},"content":null}`), meta, []Content{&TextContent{Text: "t"}}, nil)
+	got, ok = spliceResult([]byte(`{"content":null}`), meta, []Content{&TextContent{Text: "t"}}, nil)
 	if want := `{"_meta":{"k":"\u003cv\u003e"},"content":[{"type":"text","text":"t"}]}`; !ok || string(got) != want {
 		t.Errorf("spliceResult with _meta = %s, %v; want %s", got, ok, want)
 	}
+	// A rest that does not begin with the content is not spliced into.
 	if got, ok := spliceResult([]byte(`{"_meta":{"content":null},"content":null}`), Meta{"other": 1}, nil, nil); ok {
-		t.Errorf("spliceResult took a rest its _meta does not begin: %s", got)
+		t.Errorf("spliceResult took a rest holding _meta: %s", got)
 	}
 }

@@ -393,14 +393,14 @@ func (x *CallToolResult) MarshalJSON() ([]byte, error) {
 	// assembled around their outputs instead, when encoding/json would
 	// copy them as they are.
 	if !marshalSlowly {
-		content, structured := w.Content, w.StructuredContent
-		w.Content, w.StructuredContent = nil, nil
+		meta, content, structured := w.Meta, w.Content, w.StructuredContent
+		w.Meta, w.Content, w.StructuredContent = nil, nil, nil
 		if rest, err := json.Marshal(w); err == nil {
-			if b, ok := spliceResult(rest, w.Meta, content, structured); ok {
+			if b, ok := spliceResult(rest, meta, content, structured); ok {
 				return b, nil
 			}
 		}
-		w.Content, w.StructuredContent = content, structured
+		w.Meta, w.Content, w.StructuredContent = meta, content, structured
 	}
 	return json.Marshal(w)
 }
@@ -410,25 +410,27 @@ func (x *CallToolResult) MarshalJSON() ([]byte, error) {
 var marshalSlowly bool
 
 // spliceResult is a CallToolResult as encoding/json writes it, given rest:
-// its encoding without content and structuredContent, which begins with
-// its _meta and "content":null. It reports false when encoding/json might
-// write the two differently (or fail): nil elements, a structuredContent
-// that is no json.Marshaler, an output Marshal would change.
+// its encoding without _meta, content and structuredContent, which begins
+// with "content":null (the fields before it are those three). _meta, a
+// plain map, is encoded as encoding/json encodes it inside the result. It
+// reports false when encoding/json might write the others differently (or
+// fail): nil elements, a structuredContent that is no json.Marshaler, an
+// output Marshal would change.
 func spliceResult(rest []byte, meta Meta, content []Content, structured any) ([]byte, bool) {
-	head := []byte(`{`)
+	const head = `{"content":null`
+	if !bytes.HasPrefix(rest, []byte(head)) {
+		return nil, false
+	}
+	b := make([]byte, 0, 2*len(rest)+256)
+	b = append(b, '{')
 	if len(meta) > 0 {
 		m, err := json.Marshal(meta)
 		if err != nil {
 			return nil, false
 		}
-		head = append(append(append(head, `"_meta":`...), m...), ',')
+		b = append(append(append(b, `"_meta":`...), m...), ',')
 	}
-	head = append(head, `"content":`...)
-	if !bytes.HasPrefix(rest, head) || !bytes.HasPrefix(rest[len(head):], []byte("null")) {
-		return nil, false
-	}
-	b := make([]byte, 0, 2*len(rest)+256)
-	b = append(b, head...)
+	b = append(b, `"content":`...)
 	if content == nil {
 		b = append(b, "null"...)
 	} else {
@@ -454,7 +456,7 @@ func spliceResult(rest []byte, meta Meta, content []Content, structured any) ([]
 			return nil, false
 		}
 	}
-	return append(b, rest[len(head)+len("null"):]...), true
+	return append(b, rest[len(head):]...), true
 }
 
 // appendMarshaler appends m's output as encoding/json writes it inside a
