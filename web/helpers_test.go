@@ -181,3 +181,13 @@ func newTestServer(t *testing.T, s *Server) *httptest.Server {
 	})
 	return ts
 }
+
+// wrongToken returns a token of tok's length that differs from it in its
+// first character, so a test of a refused token never sends the right one by
+// chance (a random token begins with any given letter one time in 64).
+func wrongToken(tok string) string {
+	if strings.HasPrefix(tok, "x") {
+		return "y" + tok[1:]
+	}
+	return "x" + tok[1:]
+}

@@ -173,7 +173,7 @@ func TestForceReleaseFromTheFilesPage(t *testing.T) {
 
 	// Without the session's CSRF token (or with a wrong one) the call is
 	// refused and the reservation holds.
-	for name, token := range map[string]string{"none": "", "wrong": "x" + d.csrf[1:]} {
+	for name, token := range map[string]string{"none": "", "wrong": wrongToken(d.csrf)} {
 		h := map[string]string{"Content-Type": "application/json"}
 		if token != "" {
 			h["X-CSRF-Token"] = token
