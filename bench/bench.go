@@ -555,6 +555,17 @@ func (m mix) tools() []string {
 	return []string{"set_status", "claim_next", "get_issue", "add_finding", "send_message", "read_messages", "search_learnings", "update_issue_status"}
 }
 
+// steps is how many steps make one turn of the mix (see agent.step).
+func (m mix) steps() int {
+	switch m {
+	case mixRead:
+		return readSteps
+	case mixNoop:
+		return 1
+	}
+	return workSteps
+}
+
 func mixOf(o Options) mix {
 	if o.ReadOnly {
 		return mixRead
@@ -623,6 +634,27 @@ func drive(ctx context.Context, o Options, mx mix, connect func(context.Context,
 			go func() { defer ready.Done(); a.call(ctx, "set_status", map[string]any{"status": "working"}) }()
 		}
 		ready.Wait()
+		// Agent i begins its turn of the mix at step i (modulo the turn),
+		// its earlier steps made now, as set-up, and not counted. Agents
+		// that all began at the first step would keep calling the same
+		// tool at the same moment: in a paced run each calls once every
+		// agents/rate seconds, so each step of the mix, the heaviest
+		// included, came as a burst of one call per agent. Real agents are
+		// not in step with each other.
+		for i, a := range agents {
+			a.first = i % mx.steps()
+			ready.Add(1)
+			go func() {
+				defer ready.Done()
+				record := a.record
+				a.record = func(string, time.Duration, string, *mcp.CallToolResult) {}
+				for n := range a.first {
+					a.step(ctx, n)
+				}
+				a.record = record
+			}()
+		}
+		ready.Wait()
 	}
 	if meter != nil {
 		meter.begin()
@@ -644,7 +676,7 @@ func drive(ctx context.Context, o Options, mx mix, connect func(context.Context,
 				a.paced(ctx, i, len(agents), o.Rate, start, deadline)
 				return
 			}
-			for n := 0; ; n++ {
+			for n := a.first; ; n++ {
 				if !deadline.IsZero() && time.Now().After(deadline) || ctx.Err() != nil {
 					return
 				}
@@ -690,12 +722,19 @@ type agent struct {
 	record func(string, time.Duration, string, *mcp.CallToolResult)
 	mix    mix
 	items  int // seeded items, B-1 to B-items
+	first  int // the step of the mix its run begins at
 
 	// due, in a paced run, is when the next call should have started; its
 	// latency counts from then.
 	due                  time.Time
 	issued, late, unsent int
 }
+
+// The steps of one turn of each mix.
+const (
+	workSteps = 7
+	readSteps = 6
+)
 
 // itemsPerAgent is how many work items seed makes per agent.
 const itemsPerAgent = 50
@@ -742,7 +781,7 @@ func (a *agent) step(ctx context.Context, n int) bool {
 		a.call(ctx, noopTool, map[string]any{})
 		return true
 	}
-	switch n % 7 {
+	switch n % workSteps {
 	case 0:
 		out := a.call(ctx, "claim_next", map[string]any{"project": Project})
 		a.item = ""
@@ -777,7 +816,7 @@ func (a *agent) step(ctx context.Context, n int) bool {
 // read is one call of the read-only mix.
 func (a *agent) read(ctx context.Context, n int) {
 	id := fmt.Sprintf("B-%d", 1+(n*7919+len(a.name)*31)%a.items)
-	switch n % 6 {
+	switch n % readSteps {
 	case 0:
 		a.call(ctx, "get_issue", map[string]any{"issue_id": id})
 	case 1:

@@ -86,6 +86,27 @@ func TestMix(t *testing.T) {
 	}
 }
 
+// TestAgentsBeginAtDifferentSteps: agent i's run begins at step i of the
+// mix, so in a paced run where each of seven agents makes one call, each
+// calls a different tool of the mix; and the steps made beforehand, as
+// set-up (agent 1's claim before its get_issue), are not counted.
+func TestAgentsBeginAtDifferentSteps(t *testing.T) {
+	rep, err := bench.Run(context.Background(), bench.Options{Agents: 7, Calls: 7, Rate: 14, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	if rep.Errors != 0 || rep.Rate == nil || rep.Rate.Issued != 7 {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	for _, tool := range []string{"claim_next", "get_issue", "add_finding", "send_message", "read_messages", "search_learnings", "update_issue_status"} {
+		if rep.Tools[tool] == nil || rep.Tools[tool].Calls != 1 {
+			t.Errorf("%s: want one call, one agent's first:\n%s", tool, out.String())
+		}
+	}
+}
+
 // TestCallBudget: with --calls the run stops by itself after that many.
 func TestCallBudget(t *testing.T) {
 	rep, err := bench.Run(context.Background(), bench.Options{Agents: 3, Calls: 30, Dir: t.TempDir()})

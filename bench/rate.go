@@ -37,7 +37,7 @@ func (a *agent) paced(ctx context.Context, i, n int, rate float64, start, deadli
 	offset := time.Duration(float64(interval) * float64(i) / float64(n))
 	timer := time.NewTimer(time.Hour) // reset before each wait
 	defer timer.Stop()
-	step := 0
+	step := a.first
 	for k := 0; ; k++ {
 		due := start.Add(offset + time.Duration(k)*interval)
 		if !due.Before(deadline) {
@@ -59,7 +59,7 @@ func (a *agent) paced(ctx context.Context, i, n int, rate float64, start, deadli
 		// A step that makes no call (no work item held) passes the due
 		// time on to the next, so every due time gets one call; a full
 		// turn of the mix always makes one.
-		for range 7 {
+		for range workSteps {
 			a.due = due
 			made := a.step(ctx, step)
 			step++
