@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,27 +38,28 @@ const (
 )
 
 // checkpointer runs PASSIVE checkpoints on its own connection each time the
-// writer has committed checkpointEvery more writes.
+// writer has committed checkpointEvery more writes. Its goroutine and
+// connection start at the first checkpoint: a process that writes little
+// (`baton mcp` starting, a CLI command) never pays for them.
 type checkpointer struct {
-	db     *sql.DB // one read-only connection: a checkpoint changes no data
-	every  int64
-	gap    time.Duration
-	writes atomic.Int64
-	kick   chan struct{} // one slot: kicks while one runs fold into one
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
+	connector driver.Connector // a reader's: a checkpoint changes no data
+	db        *sql.DB          // opened by loop, closed by close after it
+	every     int64
+	gap       time.Duration
+	writes    atomic.Int64
+	kick      chan struct{} // one slot: kicks while one runs fold into one
+	stop      chan struct{}
+	done      chan struct{}
+	started   sync.Once // loop running, or never to run
+	stopped   sync.Once
 	// runs counts the checkpoints that copied what the log held when they
 	// began (tests).
 	runs atomic.Int64
 }
 
-func newCheckpointer(db *sql.DB, every int, gap time.Duration) *checkpointer {
-	db.SetMaxOpenConns(1)
-	c := &checkpointer{db: db, every: int64(max(1, every)), gap: gap,
+func newCheckpointer(connector driver.Connector, every int, gap time.Duration) *checkpointer {
+	return &checkpointer{connector: connector, every: int64(max(1, every)), gap: gap,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go c.loop()
-	return c
 }
 
 // committed counts a commit of n writes; it never blocks.
@@ -66,6 +68,7 @@ func (c *checkpointer) committed(n int) {
 	if (after-int64(n))/c.every == after/c.every {
 		return
 	}
+	c.started.Do(func() { go c.loop() })
 	select {
 	case c.kick <- struct{}{}:
 	default:
@@ -74,6 +77,8 @@ func (c *checkpointer) committed(n int) {
 
 func (c *checkpointer) loop() {
 	defer close(c.done)
+	c.db = sql.OpenDB(c.connector)
+	c.db.SetMaxOpenConns(1)
 	pause := time.NewTimer(c.gap)
 	pause.Stop()
 	defer pause.Stop()
@@ -100,9 +105,13 @@ func (c *checkpointer) loop() {
 }
 
 // close stops the loop, waiting for a checkpoint under way, and closes the
-// connection.
+// connection; a loop not started by then never starts.
 func (c *checkpointer) close() error {
-	c.once.Do(func() { close(c.stop) })
+	c.stopped.Do(func() { close(c.stop) })
+	c.started.Do(func() { close(c.done) })
 	<-c.done
+	if c.db == nil {
+		return nil
+	}
 	return c.db.Close()
 }

@@ -105,9 +105,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.r.SetMaxOpenConns(n)
 	s.r.SetMaxIdleConns(n)
 	// The checkpointer's connection is a reader's: a checkpoint changes no
-	// data, and query_only lets it change none. It opens at the first
-	// checkpoint, not here.
-	s.ckpt = newCheckpointer(sql.OpenDB(rc), checkpointEvery, checkpointGap)
+	// data, and query_only lets it change none.
+	s.ckpt = newCheckpointer(rc, checkpointEvery, checkpointGap)
 	s.group.Begin = s.beginBatch
 	s.group.Committed = s.ckpt.committed
 	return s, nil
