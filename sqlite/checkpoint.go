@@ -14,7 +14,7 @@ import (
 // 14–25 ms stall about five times a second, every write queued behind it,
 // and the run's p99 latency. The checkpointer copies the log in the
 // background instead, on a connection of its own, beside the writer and
-// the readers (a PASSIVE checkpoint takes no lock either needs). When the
+// the readers (a PASSIVE checkpoint takes no lock either waits for). When the
 // writer's checkpoint comes due it finds all but the last few pages
 // copied, and its work shrinks to those and the two syncs.
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,19 +49,11 @@ func TestCheckpointerCopiesTheLogBeforeTheWriter(t *testing.T) {
 	// The database file, copied without its log, is what a checkpoint
 	// left there.
 	copyPath := filepath.Join(t.TempDir(), "copy.db")
-	src, err := os.Open(s.Path())
+	b, err := os.ReadFile(s.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	dst, err := os.Create(copyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
+	if err := os.WriteFile(copyPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: copyPath}).EscapedPath())
