@@ -87,9 +87,9 @@ func TestMix(t *testing.T) {
 }
 
 // TestAgentsBeginAtDifferentSteps: agent i's run begins at step i of the
-// mix, so in a paced run where each of seven agents makes one call, each
-// calls a different tool of the mix; and the steps made beforehand, as
-// set-up (agent 1's claim before its get_issue), are not counted.
+// mix, so in a paced run where each of seven agents makes one call, no two
+// call the same tool; and the steps made beforehand, as set-up (agent 1's
+// claim before its get_issue), are not counted.
 func TestAgentsBeginAtDifferentSteps(t *testing.T) {
 	rep, err := bench.Run(context.Background(), bench.Options{Agents: 7, Calls: 7, Rate: 14, Dir: t.TempDir()})
 	if err != nil {
@@ -97,13 +97,21 @@ func TestAgentsBeginAtDifferentSteps(t *testing.T) {
 	}
 	var out bytes.Buffer
 	rep.Print(&out)
-	if rep.Errors != 0 || rep.Rate == nil || rep.Rate.Issued != 7 {
+	// A call still due at the end of the run (a slow machine) goes unsent.
+	if rep.Errors != 0 || rep.Rate == nil || rep.Rate.Issued+rep.Rate.Unsent != 7 || rep.Rate.Issued < 6 {
 		t.Fatalf("report:\n%s", out.String())
 	}
+	called := 0
 	for _, tool := range []string{"claim_next", "get_issue", "add_finding", "send_message", "read_messages", "search_learnings", "update_issue_status"} {
-		if rep.Tools[tool] == nil || rep.Tools[tool].Calls != 1 {
-			t.Errorf("%s: want one call, one agent's first:\n%s", tool, out.String())
+		if s := rep.Tools[tool]; s != nil {
+			called += s.Calls
+			if s.Calls != 1 {
+				t.Errorf("%s: %d calls, want one agent's first:\n%s", tool, s.Calls, out.String())
+			}
 		}
+	}
+	if called != rep.Rate.Issued {
+		t.Errorf("%d calls of the mix, %d issued:\n%s", called, rep.Rate.Issued, out.String())
 	}
 }
 
