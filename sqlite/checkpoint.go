@@ -44,8 +44,6 @@ const (
 type checkpointer struct {
 	connector driver.Connector // a reader's: a checkpoint changes no data
 	db        *sql.DB          // opened by loop, closed by close after it
-	every     int64
-	gap       time.Duration
 	writes    atomic.Int64
 	kick      chan struct{} // one slot: kicks while one runs fold into one
 	stop      chan struct{}
@@ -57,15 +55,14 @@ type checkpointer struct {
 	runs atomic.Int64
 }
 
-func newCheckpointer(connector driver.Connector, every int, gap time.Duration) *checkpointer {
-	return &checkpointer{connector: connector, every: int64(max(1, every)), gap: gap,
-		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newCheckpointer(connector driver.Connector) *checkpointer {
+	return &checkpointer{connector: connector, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // committed counts a commit of n writes; it never blocks.
 func (c *checkpointer) committed(n int) {
 	after := c.writes.Add(int64(n))
-	if (after-int64(n))/c.every == after/c.every {
+	if (after-int64(n))/checkpointEvery == after/checkpointEvery {
 		return
 	}
 	c.started.Do(func() { go c.loop() })
@@ -79,9 +76,6 @@ func (c *checkpointer) loop() {
 	defer close(c.done)
 	c.db = sql.OpenDB(c.connector)
 	c.db.SetMaxOpenConns(1)
-	pause := time.NewTimer(c.gap)
-	pause.Stop()
-	defer pause.Stop()
 	for {
 		select {
 		case <-c.stop:
@@ -95,11 +89,10 @@ func (c *checkpointer) loop() {
 		if err := c.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &copied); err == nil && busy == 0 && copied == log {
 			c.runs.Add(1)
 		}
-		pause.Reset(c.gap)
 		select {
 		case <-c.stop:
 			return
-		case <-pause.C:
+		case <-time.After(checkpointGap):
 		}
 	}
 }

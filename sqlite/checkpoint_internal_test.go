@@ -98,7 +98,7 @@ func TestLogStaysBoundedBesideTheCheckpointer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame := int64(24 + 4096)
+	frame := int64(24 + 4096) // a frame's header and its page
 	t.Logf("log file: %d frames; background checkpoints %d", st.Size()/frame, s.ckpt.runs.Load())
 	// Unchecked, the log would hold all 12,000 commits: some 40,000 pages.
 	if limit := 2 * WALCheckpointPages * frame; st.Size() > limit {

@@ -106,7 +106,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.r.SetMaxIdleConns(n)
 	// The checkpointer's connection is a reader's: a checkpoint changes no
 	// data, and query_only lets it change none.
-	s.ckpt = newCheckpointer(rc, checkpointEvery, checkpointGap)
+	s.ckpt = newCheckpointer(rc)
 	s.group.Begin = s.beginBatch
 	s.group.Committed = s.ckpt.committed
 	return s, nil
