@@ -124,7 +124,8 @@ type Group[T any] struct {
 	MaxBatch int
 	MaxTime  time.Duration
 	// Committed, when set, is called after each successful COMMIT with the
-	// number of calls it acknowledged (tests, metrics).
+	// number of calls it acknowledged (the SQLite store counts writes for
+	// its checkpointer with it; tests replace it).
 	Committed func(n int)
 
 	mu      sync.Mutex
