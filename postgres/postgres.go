@@ -322,9 +322,9 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	start := time.Now()
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
 		return s.group.Do(ctx, func(b *sqlcore.BatchTx) error {
-			return b.Call(func(t *sql.Tx, head *sqlcore.ChainHead) error {
+			return b.Call(func(t *sql.Tx, m *sqlcore.BatchMemo) error {
 				pt := s.newTx(sqlcore.Uninterrupted(t), false)
-				pt.Head = head
+				pt.Head, pt.ProjectsRead = &m.Head, &m.Projects
 				return fn(pt)
 			})
 		})

@@ -114,6 +114,43 @@ func TestAppendTrustsTheBatchsChainHead(t *testing.T) {
 	}
 }
 
+// TestProjectIsReadOncePerBatch: a project a write has looked up is not
+// read again by the next lookup in the same group commit batch (each read
+// is a round trip under the writers' lock). Scans of projects are counted
+// in the transaction's own statistics.
+func TestProjectIsReadOncePerBatch(t *testing.T) {
+	t.Parallel()
+	s := openGC(t, "")
+	ctx := context.Background()
+	createInAlpha(t, s)
+	var first, second int64
+	if err := s.Update(ctx, func(btx baton.Tx) error {
+		t := btx.(*tx)
+		lookup := func() (int64, error) {
+			before, err := tableScans(ctx, t, "projects")
+			if err != nil {
+				return 0, err
+			}
+			if _, err := t.Project(ctx, "alpha"); err != nil {
+				return 0, err
+			}
+			after, err := tableScans(ctx, t, "projects")
+			return after - before, err
+		}
+		var err error
+		if first, err = lookup(); err != nil {
+			return err
+		}
+		second, err = lookup()
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if first == 0 || second != 0 {
+		t.Errorf("the first lookup scanned projects %d times, the second %d; want the project read by the first only", first, second)
+	}
+}
+
 // tableScans is how many times the transaction has scanned table so far
 // (sequential and index scans, foreign-key checks included), from its own
 // statistics.

@@ -173,6 +173,7 @@ func (t *Tx) RevokeTokens(ctx context.Context, who string, at time.Time) (int, e
 }
 
 func (t *Tx) SetProjectTools(ctx context.Context, slug string, tools []string) error {
+	t.ProjectsRead.forget(slug)
 	res, err := t.Q.ExecContext(ctx, `UPDATE projects SET tools = ? WHERE slug = ?`, JSONList(UniqueList(tools)), slug)
 	if err != nil {
 		return err

@@ -94,60 +94,72 @@ func notClaimed(itemID string) *baton.Error {
 // Claim takes (or, for its holder, renews) the lease on an item; a todo
 // item moves to in_progress. Another agent's active claim is ERR_CLAIMED.
 func (t *Tx) Claim(ctx context.Context, itemID, holder string, ttl time.Duration, now time.Time) (*baton.Claim, error) {
+	c, _, err := t.claim(ctx, itemID, holder, ttl, now)
+	return c, err
+}
+
+// claim is Claim, which also returns the item as the claim leaves it:
+// ClaimNext answers with it, and reading it again would be one more round
+// trip under the writers' lock on PostgreSQL.
+func (t *Tx) claim(ctx context.Context, itemID, holder string, ttl time.Duration, now time.Time) (*baton.Claim, *baton.Item, error) {
 	it, err := t.Self.Item(ctx, itemID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if it.Status.Terminal() {
-		return nil, baton.Errorf(baton.ErrConflict, "%s is %s: there is no work left to claim", it.ID, it.Status).
+		return nil, nil, baton.Errorf(baton.ErrConflict, "%s is %s: there is no work left to claim", it.ID, it.Status).
 			WithType("terminal").WithDetails("item_id", it.ID, "status", string(it.Status)).
 			WithHint("claim another item (claim_next)")
 	}
 	c, _, prev, err := t.claimRow(ctx, itemID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c != nil {
 		switch {
 		case c.Active(now) && c.Holder != holder:
-			return nil, baton.Claimed(c, holder)
+			return nil, nil, baton.Claimed(c, holder)
 		case c.Active(now):
 			// Claiming again renews, with the lease asked for now.
 			if _, err := t.Q.ExecContext(ctx, `UPDATE claims SET ttl_ms = ? WHERE item_id = ?`, ttl.Milliseconds(), itemID); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return t.extend(ctx, c, ttl, now)
+			nc, err := t.extend(ctx, c, ttl, now)
+			return nc, it, err
 		default:
 			if err := t.endClaim(ctx, c, prev, now); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if it, err = t.Self.Item(ctx, itemID); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	var token int64
 	if err := t.Q.QueryRowContext(ctx, `INSERT INTO claim_tokens (item_id, last) VALUES (?, 1)
 		ON CONFLICT (item_id) DO UPDATE SET last = claim_tokens.last + 1 RETURNING last`, itemID).Scan(&token); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nc := &baton.Claim{ItemID: itemID, Holder: holder, Token: token, ClaimedAt: now, ExpiresAt: now.Add(ttl)}
 	if _, err := t.Q.ExecContext(ctx, `INSERT INTO claims (item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, itemID, holder, token, ttl.Milliseconds(), it.Status, MS(now), MS(nc.ExpiresAt)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Claiming again is what lifts the fence of a lease that lapsed.
 	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claim_fences WHERE item_id = ? AND holder = ?`, itemID, holder); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if it.Status == baton.StatusTodo {
 		// Claiming work is starting it.
 		if _, err := t.Q.ExecContext(ctx, `UPDATE items SET status = ?, assignee = ?, updated_by = ?, updated_at = ? WHERE id = ?`,
 			baton.StatusInProgress, holder, holder, MS(now), itemID); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if it.ID == itemID { // the row the UPDATE changed, not one an old id leads to
+			it.Status, it.Assignee, it.UpdatedBy, it.UpdatedAt = baton.StatusInProgress, holder, holder, FromMS(MS(now))
 		}
 	}
-	return nc, nil
+	return nc, it, nil
 }
 
 func (t *Tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now time.Time) (*baton.Claim, error) {
@@ -379,12 +391,7 @@ func (t *Tx) ClaimNext(ctx context.Context, holder string, f baton.ClaimNextFilt
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := t.Claim(ctx, id, holder, ttl, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	it, err := t.Self.Item(ctx, id)
-	return c, it, err
+	return t.claim(ctx, id, holder, ttl, now)
 }
 
 // readyCondition is DESIGN.md's ready work: todo, unblocked (no unfinished

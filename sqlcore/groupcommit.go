@@ -54,7 +54,14 @@ type GroupTx[T any] struct {
 // calls learn that the next call can use without asking the database.
 type BatchTx struct {
 	Tx   *sql.Tx
-	head ChainHead
+	memo BatchMemo
+}
+
+// BatchMemo is what a batch's calls have learnt: the action log's head
+// and the projects read.
+type BatchMemo struct {
+	Head     ChainHead
+	Projects ProjectMemo
 }
 
 // ChainHead is the action log's head as the batch's last append left it:
@@ -76,17 +83,19 @@ func (h *ChainHead) Forget() {
 	}
 }
 
-// Call runs one call of the batch with the batch's chain head. A call that
+// Call runs one call of the batch with the batch's memo. A call that
 // fails (or panics) is rolled back to its savepoint, its appends with it,
-// so the head it leaves is put back as it was.
-func (b *BatchTx) Call(fn func(t *sql.Tx, head *ChainHead) error) (err error) {
-	saved, ok := b.head, false
+// so the head it leaves is put back as it was, and the projects it may
+// have read after changing them are forgotten.
+func (b *BatchTx) Call(fn func(t *sql.Tx, m *BatchMemo) error) (err error) {
+	saved, ok := b.memo.Head, false
 	defer func() {
 		if !ok {
-			b.head = saved
+			b.memo.Head = saved
+			b.memo.Projects.ForgetAll()
 		}
 	}()
-	err = fn(b.Tx, &b.head)
+	err = fn(b.Tx, &b.memo)
 	ok = err == nil
 	return err
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/baton-dev/baton"
 )
 
 // lockedGroup is a Group whose Begin waits, as a store's waits for the
@@ -227,33 +229,41 @@ func TestGroupFailureFirstOrLater(t *testing.T) {
 	}
 }
 
-// TestBatchCallKeepsTheHeadOfCallsThatStand: the chain head a call leaves
+// TestBatchCallKeepsTheMemoOfCallsThatStand: the chain head a call leaves
 // is kept when it succeeds and put back when it fails or panics (its
-// savepoint undid its appends).
-func TestBatchCallKeepsTheHeadOfCallsThatStand(t *testing.T) {
+// savepoint undid its appends); the projects read are kept after a call
+// that succeeds and forgotten after one that fails or panics (what it
+// read may have been its own change, rolled back).
+func TestBatchCallKeepsTheMemoOfCallsThatStand(t *testing.T) {
 	b := &BatchTx{}
-	set := func(pos int64) func(*sql.Tx, *ChainHead) error {
-		return func(_ *sql.Tx, h *ChainHead) error {
-			*h = ChainHead{known: true, position: pos, hash: fmt.Sprint("h", pos)}
+	set := func(pos int64) func(*sql.Tx, *BatchMemo) error {
+		return func(_ *sql.Tx, m *BatchMemo) error {
+			m.Head = ChainHead{known: true, position: pos, hash: fmt.Sprint("h", pos)}
+			m.Projects.put(&baton.Project{Slug: fmt.Sprint("p", pos)})
 			return nil
 		}
 	}
-	if err := b.Call(set(1)); err != nil || b.head.position != 1 {
-		t.Fatalf("a call that stands: err %v, head %+v", err, b.head)
+	kept := func(slug string) bool { return b.memo.Projects.get(slug) != nil }
+	if err := b.Call(set(1)); err != nil || b.memo.Head.position != 1 || !kept("p1") {
+		t.Fatalf("a call that stands: err %v, head %+v, p1 kept %v", err, b.memo.Head, kept("p1"))
 	}
 	failed := errors.New("failed")
-	if err := b.Call(func(tx *sql.Tx, h *ChainHead) error { _ = set(2)(tx, h); return failed }); err != failed || b.head.position != 1 {
-		t.Fatalf("a call that failed: err %v, head %+v, want the head before it", err, b.head)
+	if err := b.Call(func(tx *sql.Tx, m *BatchMemo) error { _ = set(2)(tx, m); return failed }); err != failed ||
+		b.memo.Head.position != 1 || kept("p1") || kept("p2") {
+		t.Fatalf("a call that failed: err %v, head %+v, want the head before it; p1 kept %v, p2 kept %v, want neither",
+			err, b.memo.Head, kept("p1"), kept("p2"))
 	}
+	_ = b.Call(set(1))
 	func() {
 		defer func() { _ = recover() }()
-		_ = b.Call(func(tx *sql.Tx, h *ChainHead) error { _ = set(3)(tx, h); panic("boom") })
+		_ = b.Call(func(tx *sql.Tx, m *BatchMemo) error { _ = set(3)(tx, m); panic("boom") })
 	}()
-	if b.head.position != 1 || !b.head.known {
-		t.Fatalf("after a call that panicked: head %+v, want the head before it", b.head)
+	if b.memo.Head.position != 1 || !b.memo.Head.known || kept("p1") || kept("p3") {
+		t.Fatalf("after a call that panicked: head %+v, want the head before it; p1 kept %v, p3 kept %v, want neither",
+			b.memo.Head, kept("p1"), kept("p3"))
 	}
-	b.head.Forget()
-	if b.head.known {
+	b.memo.Head.Forget()
+	if b.memo.Head.known {
 		t.Fatal("Forget left the head known")
 	}
 }

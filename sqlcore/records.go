@@ -33,19 +33,14 @@ func (t *Tx) AddFinding(ctx context.Context, f *baton.Finding) error {
 	if err := t.Activity(ctx, f.ItemID, f.CreatedBy, f.CreatedAt); err != nil {
 		return err
 	}
-	id, err := t.NextRecordID(ctx, "findings", findingPrefix(f.Category))
-	if err != nil {
-		return err
-	}
 	if f.CreatedAt.IsZero() {
 		f.CreatedAt = t.Now().UTC()
 	}
 	if f.Files == nil {
 		f.Files = []string{}
 	}
-	_, err = t.Q.ExecContext(ctx, `INSERT INTO findings (id, item_id, category, summary, details, files, created_by, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, f.ItemID, f.Category, f.Summary, f.Details, JSONList(f.Files), f.CreatedBy, MS(f.CreatedAt))
+	id, err := t.InsertRecord(ctx, "findings", findingPrefix(f.Category), `item_id, category, summary, details, files, created_by, created_at`,
+		f.ItemID, f.Category, f.Summary, f.Details, JSONList(f.Files), f.CreatedBy, MS(f.CreatedAt))
 	if err != nil {
 		return err
 	}
@@ -93,15 +88,11 @@ func (t *Tx) AddComment(ctx context.Context, c *baton.Comment) error {
 	if err := t.Activity(ctx, c.ItemID, c.CreatedBy, c.CreatedAt); err != nil {
 		return err
 	}
-	id, err := t.NextRecordID(ctx, "comments", "C")
-	if err != nil {
-		return err
-	}
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = t.Now().UTC()
 	}
-	_, err = t.Q.ExecContext(ctx, `INSERT INTO comments (id, item_id, body, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
-		id, c.ItemID, c.Body, c.CreatedBy, MS(c.CreatedAt))
+	id, err := t.InsertRecord(ctx, "comments", "C", `item_id, body, created_by, created_at`,
+		c.ItemID, c.Body, c.CreatedBy, MS(c.CreatedAt))
 	if err != nil {
 		return err
 	}

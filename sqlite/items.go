@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 
@@ -94,49 +93,6 @@ func (t *tx) CreateProject(ctx context.Context, p *baton.Project) error {
 			WithHint("choose another slug and prefix, or use the existing project")
 	}
 	return err
-}
-
-func (t *tx) Project(ctx context.Context, slug string) (*baton.Project, error) {
-	p, err := scanProject(t.Q.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE slug = ?`, slug).Scan)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, baton.ProjectNotFound(slug)
-	}
-	return p, err
-}
-
-const projectColumns = `slug, prefix, name, root, tools, created_at`
-
-// scanProject reads one row of projectColumns.
-func scanProject(scan func(...any) error) (*baton.Project, error) {
-	var p baton.Project
-	var tools string
-	var created int64
-	if err := scan(&p.Slug, &p.Prefix, &p.Name, &p.Root, &tools, &created); err != nil {
-		return nil, err
-	}
-	var err error
-	if p.Tools, err = sqlcore.ParseList(tools); err != nil {
-		return nil, err
-	}
-	p.CreatedAt = sqlcore.FromMS(created)
-	return &p, nil
-}
-
-func (t *tx) Projects(ctx context.Context) ([]*baton.Project, error) {
-	rows, err := t.Q.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY slug`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*baton.Project
-	for rows.Next() {
-		p, err := scanProject(rows.Scan)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 func (t *tx) CreateItem(ctx context.Context, it *baton.Item) error {

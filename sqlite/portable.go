@@ -40,7 +40,9 @@ func (s *Store) Import(ctx context.Context, r io.ReadSeeker, opts portable.Impor
 				t := btx.(*tx)
 				// The import writes actions and audit sessions row by row.
 				t.Head.Forget()
+				t.ProjectsRead.ForgetAll()
 				defer t.Head.Forget()
+				defer t.ProjectsRead.ForgetAll()
 				return fn(t.Q, t.D)
 			})
 		},

@@ -247,9 +247,9 @@ func (s *Store) Update(ctx context.Context, fn func(baton.Tx) error) error {
 	start := time.Now()
 	err := sqlcore.RetryBusy(ctx, IsBusy, func() error {
 		return s.group.Do(ctx, func(b *sqlcore.BatchTx) error {
-			return b.Call(func(t *sql.Tx, head *sqlcore.ChainHead) error {
+			return b.Call(func(t *sql.Tx, m *sqlcore.BatchMemo) error {
 				st := s.newStoreTx(sqlcore.Uninterrupted(t), false)
-				st.Head = head
+				st.Head, st.ProjectsRead = &m.Head, &m.Projects
 				return fn(st)
 			})
 		})

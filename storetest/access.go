@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -33,6 +34,7 @@ var accessCases = []testCase{
 	{"RevokedTokenFoundByHash", testTokenRevokedFound},
 	{"ProjectToolsUnknownProject", testProjectToolsUnknown},
 	{"ProjectToolsRoundTrip", testProjectToolsRoundTrip},
+	{"ProjectReadAcrossABatch", testProjectReadAcrossABatch},
 	{"FailedTxChangesNothing", testAccessTxRollsBack},
 	{"ViewRejectsWrites", testAccessViewRejectsWrites},
 }
@@ -640,6 +642,86 @@ func testProjectToolsRoundTrip(t *testing.T, open func(t *testing.T) baton.Store
 	// Setting tools leaves the rest of the project alone.
 	if p := e.getProject("alpha"); p.Prefix != "ALP" {
 		t.Errorf("alpha's prefix = %q after setting its tools, want ALP", p.Prefix)
+	}
+}
+
+// testProjectReadAcrossABatch: writes queued behind a busy writer commit
+// together (group commit), and a store may keep the projects one call read
+// for the next calls of the batch. What they read must still be the
+// project as it stands: not a copy an earlier caller changed, not what a
+// call that failed wrote and was rolled back, not what was there before a
+// call changed it.
+func testProjectReadAcrossABatch(t *testing.T, open func(t *testing.T) baton.Store) {
+	e := newEnv(t, open)
+	e.project("alpha", "ALP")
+	e.update(func(tx baton.Tx) error { return tx.SetProjectTools(e.ctx, "alpha", []string{"keep"}) })
+	errRefused := errors.New("refused after changing the project")
+	name := e.getProject("alpha").Name
+	read := func(tx baton.Tx, want string) error {
+		p, err := tx.Project(e.ctx, "alpha")
+		if err != nil {
+			return err
+		}
+		if p.Name != name || !slices.Equal(p.Tools, []string{want}) {
+			return fmt.Errorf("Project(alpha) has name %q, tools %q; want %q and [%s]", p.Name, p.Tools, name, want)
+		}
+		return nil
+	}
+	calls := []func(tx baton.Tx) error{
+		func(tx baton.Tx) error { return read(tx, "keep") },
+		func(tx baton.Tx) error {
+			p, err := tx.Project(e.ctx, "alpha")
+			if err != nil {
+				return err
+			}
+			p.Name, p.Tools[0] = "changed by a caller", "changed by a caller"
+			return nil
+		},
+		func(tx baton.Tx) error { return read(tx, "keep") },
+		func(tx baton.Tx) error {
+			if err := tx.SetProjectTools(e.ctx, "alpha", []string{"lost"}); err != nil {
+				return err
+			}
+			if err := read(tx, "lost"); err != nil {
+				return err
+			}
+			return errRefused
+		},
+		func(tx baton.Tx) error { return read(tx, "keep") },
+		func(tx baton.Tx) error { return tx.SetProjectTools(e.ctx, "alpha", []string{"new"}) },
+		func(tx baton.Tx) error { return read(tx, "new") },
+	}
+	release, holding := make(chan struct{}), make(chan struct{})
+	held := sync.OnceFunc(func() { close(holding) }) // a store may run fn again
+	var wg sync.WaitGroup
+	errs := make([]error, len(calls)+1)
+	wg.Go(func() {
+		errs[0] = e.s.Update(e.ctx, func(tx baton.Tx) error {
+			held()
+			<-release
+			return nil
+		})
+	})
+	<-holding
+	for i, call := range calls {
+		wg.Go(func() { errs[i+1] = e.s.Update(e.ctx, call) })
+		time.Sleep(50 * time.Millisecond) // queued in this order
+	}
+	close(release)
+	wg.Wait()
+	for i, err := range errs {
+		if i == 4 {
+			if !errors.Is(err, errRefused) {
+				t.Errorf("write %d: %v, want its own error", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	if p := e.getProject("alpha"); !slices.Equal(p.Tools, []string{"new"}) {
+		t.Errorf("alpha's tools after the batch = %q, want [new]", p.Tools)
 	}
 }
 

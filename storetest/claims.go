@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,54 @@ import (
 var claimCases = []testCase{
 	{"ListByProject", testClaimsByProject},
 	{"ListFollowsReleaseAndReap", testClaimsFollowChanges},
+	{"ClaimNextAnswersTheItemAsStored", testClaimNextAnswersTheItemAsStored},
+}
+
+// testClaimNextAnswersTheItemAsStored: the item ClaimNext returns is the
+// item as the claim left it in the store, field for field (a store may
+// answer without reading it again), at an instant with a fraction of a
+// millisecond, also when the item was taken back from a lapsed claim.
+func testClaimNextAnswersTheItemAsStored(t *testing.T, open func(t *testing.T) baton.Store) {
+	e := newEnv(t, open)
+	e.project("alpha", "ALP")
+	est := 2.5
+	it := newItem("alpha", "labelled")
+	it.Description, it.Labels, it.EstimateHours, it.Progress = "with more to it", []string{"area:store", "phase:ready"}, &est, 10
+	e.create(it)
+	// Reads show a lapsed claim's item as the lapse leaves it, by the
+	// store's clock: the claims are taken now, so that they stand.
+	now := time.Now().Truncate(time.Millisecond).Add(1234567 * time.Nanosecond)
+	claimNext := func(agent string, at time.Time) *baton.Item {
+		t.Helper()
+		var got *baton.Item
+		e.update(func(tx baton.Tx) error {
+			c, item, err := tx.ClaimNext(e.ctx, agent, baton.ClaimNextFilter{Project: "alpha"}, time.Minute, at)
+			if err == nil && (c == nil || item == nil || c.ItemID != it.ID) {
+				err = fmt.Errorf("ClaimNext(%s) = %+v, %+v, want a claim on %s", agent, c, item, it.ID)
+			}
+			got = item
+			return err
+		})
+		return got
+	}
+	for _, step := range []struct {
+		agent string
+		at    time.Time
+	}{
+		{"agent-bob", now},
+		// Bob's claim lapsed: the item is back in todo, for Carol.
+		{"agent-carol", now.Add(5 * time.Minute)},
+	} {
+		got := claimNext(step.agent, step.at)
+		stored := e.get(it.ID)
+		if !reflect.DeepEqual(got, stored) {
+			t.Errorf("%s's ClaimNext answered\n%+v\nthe store holds\n%+v", step.agent, got, stored)
+		}
+		if got.Status != baton.StatusInProgress || got.Assignee != step.agent || !got.UpdatedAt.Equal(step.at.Truncate(time.Millisecond)) {
+			t.Errorf("%s's ClaimNext answered status %s, assignee %q, updated %v; want in_progress, assigned to %[1]s, updated %v",
+				step.agent, got.Status, got.Assignee, got.UpdatedAt, step.at.Truncate(time.Millisecond))
+		}
+	}
 }
 
 // claimAs has agent claim item id for ttl at at.
