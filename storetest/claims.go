@@ -61,7 +61,7 @@ func testClaimNextAnswersTheItemAsStored(t *testing.T, open func(t *testing.T) b
 			t.Errorf("%s's ClaimNext answered\n%+v\nthe store holds\n%+v", step.agent, got, stored)
 		}
 		if got.Status != baton.StatusInProgress || got.Assignee != step.agent || !got.UpdatedAt.Equal(step.at.Truncate(time.Millisecond)) {
-			t.Errorf("%s's ClaimNext answered status %s, assignee %q, updated %v; want in_progress, assigned to %[1]s, updated %v",
+			t.Errorf("%s's ClaimNext answered status %s, assignee %q, updated %v; want in_progress, assigned to %[1]s, updated %[5]v",
 				step.agent, got.Status, got.Assignee, got.UpdatedAt, step.at.Truncate(time.Millisecond))
 		}
 	}
