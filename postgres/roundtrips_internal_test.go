@@ -114,6 +114,53 @@ func TestAppendTrustsTheBatchsChainHead(t *testing.T) {
 	}
 }
 
+// TestCommentTrustsAClaimReadBefore: a comment on an item records work on
+// it, which renews its holder's claim; when the same transaction has read
+// and renewed the claim already (update_issue_status updates the item, then
+// comments why), the comment does not read the claim again. Scans of
+// claims are counted in the transaction's own statistics.
+func TestCommentTrustsAClaimReadBefore(t *testing.T) {
+	t.Parallel()
+	s := openGC(t, "")
+	ctx := context.Background()
+	it := &baton.Item{Project: "alpha", Title: "claimed", Status: baton.StatusTodo, CreatedBy: "test"}
+	createInAlpha(t, s, it)
+	now := time.Now()
+	if err := s.Update(ctx, func(tx baton.Tx) error {
+		_, err := tx.Claim(ctx, it.ID, "agent-bob", time.Minute, now)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var scans int64
+	if err := s.Update(ctx, func(btx baton.Tx) error {
+		t := btx.(*tx)
+		cur, err := t.Item(ctx, it.ID)
+		if err != nil {
+			return err
+		}
+		cur.Progress, cur.UpdatedBy, cur.UpdatedAt = 50, "agent-bob", now.Add(time.Second)
+		if err := t.UpdateItem(ctx, cur); err != nil {
+			return err
+		}
+		before, err := tableScans(ctx, t, "claims")
+		if err != nil {
+			return err
+		}
+		if err := t.AddComment(ctx, &baton.Comment{ItemID: it.ID, Body: "half way", CreatedBy: "agent-bob", CreatedAt: cur.UpdatedAt}); err != nil {
+			return err
+		}
+		after, err := tableScans(ctx, t, "claims")
+		scans = after - before
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if scans != 0 {
+		t.Errorf("the comment scanned claims %d times after the update had read and renewed the claim; want none", scans)
+	}
+}
+
 // TestProjectIsReadOncePerBatch: a project a write has looked up is not
 // read again by the next lookup in the same group commit batch (each read
 // is a round trip under the writers' lock). Scans of projects are counted

@@ -16,22 +16,58 @@ func (t *Tx) ClaimOf(ctx context.Context, itemID string) (*baton.Claim, error) {
 	return c, err
 }
 
-// claimRow returns the claim with its ttl and the status it found the item in.
+// claimRow returns the claim with its ttl and the status it found the item
+// in. A row this transaction has read already is not read again (see
+// claimMemo).
 func (t *Tx) claimRow(ctx context.Context, itemID string) (*baton.Claim, time.Duration, baton.Status, error) {
+	if m, ok := t.claimRows[itemID]; ok {
+		if m.claim == nil {
+			return nil, 0, "", nil
+		}
+		c := *m.claim
+		return &c, m.ttl, m.prev, nil
+	}
 	var c baton.Claim
 	var ttl, claimed, expires int64
 	var prev baton.Status
 	err := t.Q.QueryRowContext(ctx, `SELECT item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at FROM claims WHERE item_id = ?`, itemID).
 		Scan(&c.ItemID, &c.Holder, &c.Token, &ttl, &prev, &claimed, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
+		t.rememberClaim(itemID, claimMemo{})
 		return nil, 0, "", nil
 	}
 	if err != nil {
 		return nil, 0, "", err
 	}
 	c.ClaimedAt, c.ExpiresAt = FromMS(claimed), FromMS(expires)
-	return &c, time.Duration(ttl) * time.Millisecond, prev, nil
+	m := claimMemo{claim: &c, ttl: time.Duration(ttl) * time.Millisecond, prev: prev}
+	t.rememberClaim(itemID, m)
+	cp := c
+	return &cp, m.ttl, prev, nil
 }
+
+// claimMemo is an item's claim row as this transaction read it, with what
+// it wrote there since: a call that checks a claim and then records work
+// on the item (update_issue_status and the comment saying why) reads the
+// row once, and on PostgreSQL each read is a round trip under the
+// writers' lock. Every statement that writes claims is in this file: the
+// renewal (extend) keeps the row up to date, every other write forgets it,
+// and so does moving an item (MoveItem: the row follows the new id).
+type claimMemo struct {
+	claim *baton.Claim // nil: the item has no claim
+	ttl   time.Duration
+	prev  baton.Status
+}
+
+func (t *Tx) rememberClaim(itemID string, m claimMemo) {
+	if t.claimRows == nil {
+		t.claimRows = map[string]claimMemo{}
+	}
+	t.claimRows[itemID] = m
+}
+
+// forgetClaim makes the next claimRow of itemID read the database.
+func (t *Tx) forgetClaim(itemID string) { delete(t.claimRows, itemID) }
 
 func lapsed(c *baton.Claim) *baton.Error {
 	return baton.Errorf(baton.ErrClaimed, "your claim on %s lapsed at %s", c.ItemID, c.ExpiresAt.UTC().Format(time.RFC3339)).
@@ -121,6 +157,7 @@ func (t *Tx) claim(ctx context.Context, itemID, holder string, ttl time.Duration
 			return nil, nil, baton.Claimed(c, holder)
 		case c.Active(now):
 			// Claiming again renews, with the lease asked for now.
+			t.forgetClaim(itemID)
 			if _, err := t.Q.ExecContext(ctx, `UPDATE claims SET ttl_ms = ? WHERE item_id = ?`, ttl.Milliseconds(), itemID); err != nil {
 				return nil, nil, err
 			}
@@ -141,6 +178,7 @@ func (t *Tx) claim(ctx context.Context, itemID, holder string, ttl time.Duration
 		return nil, nil, err
 	}
 	nc := &baton.Claim{ItemID: itemID, Holder: holder, Token: token, ClaimedAt: now, ExpiresAt: now.Add(ttl)}
+	t.forgetClaim(itemID)
 	if _, err := t.Q.ExecContext(ctx, `INSERT INTO claims (item_id, holder, token, ttl_ms, prev_status, claimed_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, itemID, holder, token, ttl.Milliseconds(), it.Status, MS(now), MS(nc.ExpiresAt)); err != nil {
 		return nil, nil, err
@@ -171,6 +209,14 @@ func (t *Tx) extend(ctx context.Context, c *baton.Claim, ttl time.Duration, now 
 	if MS(until) != MS(c.ExpiresAt) {
 		_, err = t.Q.ExecContext(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ?`, MS(until), c.ItemID)
 	}
+	if m, ok := t.claimRows[c.ItemID]; ok && m.claim != nil && err == nil {
+		renewed := *m.claim
+		renewed.ExpiresAt = FromMS(MS(until)) // as the row holds it
+		m.claim = &renewed
+		t.claimRows[c.ItemID] = m
+	} else {
+		t.forgetClaim(c.ItemID)
+	}
 	c.ExpiresAt = until
 	return c, err
 }
@@ -193,6 +239,7 @@ func (t *Tx) endClaim(ctx context.Context, c *baton.Claim, prev baton.Status, no
 
 // dropClaim deletes a claim row, fencing its holder when the lease lapsed.
 func (t *Tx) dropClaim(ctx context.Context, c *baton.Claim, now time.Time) error {
+	t.forgetClaim(c.ItemID)
 	if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
 		return err
 	}
@@ -507,6 +554,7 @@ func (t *Tx) CheckClaim(ctx context.Context, it *baton.Item) error {
 		// update then decides the item's status.
 		return t.dropClaim(ctx, c, now)
 	case it.Status.Terminal():
+		t.forgetClaim(c.ItemID)
 		if _, err := t.Q.ExecContext(ctx, `DELETE FROM claims WHERE item_id = ?`, c.ItemID); err != nil {
 			return err
 		}

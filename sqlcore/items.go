@@ -409,6 +409,7 @@ func (t *Tx) MoveItem(ctx context.Context, id, toProject string) (*baton.Item, e
 	if err != nil {
 		return nil, err
 	}
+	clear(t.claimRows) // a claim row follows its item's new id (ON UPDATE CASCADE)
 	if _, err := t.Q.ExecContext(ctx, `UPDATE items SET id = ?, project = ?, sequence = ? WHERE id = ?`, newID, toProject, seq, id); err != nil {
 		return nil, err
 	}

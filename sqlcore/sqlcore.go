@@ -87,6 +87,8 @@ type Tx struct {
 	// again: items are never deleted, and an id moved away still leads to
 	// its item (Alias).
 	found map[string]bool
+	// claimRows are the claim rows read in this transaction (claimMemo).
+	claimRows map[string]claimMemo
 	// Head is the group commit batch's chain head (nil outside a batch:
 	// every append reads it).
 	Head *ChainHead

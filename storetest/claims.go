@@ -18,6 +18,76 @@ var claimCases = []testCase{
 	{"ListByProject", testClaimsByProject},
 	{"ListFollowsReleaseAndReap", testClaimsFollowChanges},
 	{"ClaimNextAnswersTheItemAsStored", testClaimNextAnswersTheItemAsStored},
+	{"OneTransactionReadsItsOwnClaimWrites", testClaimWritesReadInOneTransaction},
+}
+
+// testClaimWritesReadInOneTransaction: within one write transaction, each
+// read of an item's claim shows the transaction's own writes before it
+// (a store may keep a claim row it has read): a renewal, a release, a new
+// holder's claim, a move of the item to another id.
+func testClaimWritesReadInOneTransaction(t *testing.T, open func(t *testing.T) baton.Store) {
+	e := newEnv(t, open)
+	e.project("alpha", "ALP")
+	e.project("beta", "BET")
+	it := e.create(newItem("alpha", "claimed"))
+	t0 := time.Now().Truncate(time.Millisecond)
+	e.update(func(tx baton.Tx) error {
+		check := func(step, id, holder string, expires time.Time) error {
+			c, err := tx.ClaimOf(e.ctx, id)
+			switch {
+			case err != nil:
+				return err
+			case holder == "" && c != nil:
+				return fmt.Errorf("%s: ClaimOf(%s) = %+v, want none", step, id, c)
+			case holder != "" && (c == nil || c.Holder != holder || !c.ExpiresAt.Equal(expires)):
+				return fmt.Errorf("%s: ClaimOf(%s) = %+v, want %s's until %v", step, id, c, holder, expires)
+			}
+			return nil
+		}
+		if err := check("before", it.ID, "", time.Time{}); err != nil {
+			return err
+		}
+		if _, err := tx.Claim(e.ctx, it.ID, "agent-bob", time.Minute, t0); err != nil {
+			return err
+		}
+		if err := check("claimed", it.ID, "agent-bob", t0.Add(time.Minute)); err != nil {
+			return err
+		}
+		if _, err := tx.RenewClaim(e.ctx, it.ID, "agent-bob", t0.Add(30*time.Second)); err != nil {
+			return err
+		}
+		if err := check("renewed", it.ID, "agent-bob", t0.Add(90*time.Second)); err != nil {
+			return err
+		}
+		// Work recorded on the item renews the claim too.
+		if err := tx.AddComment(e.ctx, &baton.Comment{ItemID: it.ID, Body: "progress", CreatedBy: "agent-bob",
+			CreatedAt: t0.Add(40 * time.Second)}); err != nil {
+			return err
+		}
+		if err := check("commented", it.ID, "agent-bob", t0.Add(100*time.Second)); err != nil {
+			return err
+		}
+		if err := tx.ReleaseClaim(e.ctx, it.ID, "agent-bob", t0.Add(50*time.Second)); err != nil {
+			return err
+		}
+		if err := check("released", it.ID, "", time.Time{}); err != nil {
+			return err
+		}
+		if _, err := tx.Claim(e.ctx, it.ID, "agent-carol", 2*time.Minute, t0.Add(time.Minute)); err != nil {
+			return err
+		}
+		if err := check("claimed again", it.ID, "agent-carol", t0.Add(3*time.Minute)); err != nil {
+			return err
+		}
+		moved, err := tx.MoveItem(e.ctx, it.ID, "beta")
+		if err != nil {
+			return err
+		}
+		if err := check("moved, old id", it.ID, "", time.Time{}); err != nil {
+			return err
+		}
+		return check("moved, new id", moved.ID, "agent-carol", t0.Add(3*time.Minute))
+	})
 }
 
 // testClaimNextAnswersTheItemAsStored: the item ClaimNext returns is the
