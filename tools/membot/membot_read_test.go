@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton"
 	"github.com/baton-dev/baton/internal/testkit"
@@ -106,6 +107,12 @@ func TestReadProjectOverGlobal(t *testing.T) {
 	g1 := putGlobal(k, "guide.md", "global v1")
 	putGlobal(k, "guide.md", "global v2")
 	putGlobal(k, "only-global.md", "global only")
+	// A version id is the instant of the write, to the millisecond, per
+	// path and space: the project's copy, written in g1's millisecond,
+	// would have g1 for its id too, and the read by id below would find it.
+	for time.Now().UTC().Format(baton.VersionLayout) <= g1 {
+		time.Sleep(time.Millisecond)
+	}
 	put(k, "guide.md", "project copy")
 
 	eq(t, "shadowed", data(k, "membot_read", map[string]any{"logical_path": "guide.md"})["content"], "project copy")
