@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	internaljson "github.com/modelcontextprotocol/go-sdk/internal/json"
 )
 
 // erringMarshaler is a structuredContent whose MarshalJSON fails.
@@ -33,6 +35,10 @@ func checkSameEncoding(t testing.TB, r *CallToolResult) {
 	}
 	if string(fast) != string(slow) {
 		t.Fatalf("encodings differ:\n%s\nencoding/json:\n%s", fast, slow)
+	}
+	// What MarshalsCompact records of CallToolResult in init.
+	if c, err := internaljson.AppendCompact(nil, fast); fastErr == nil && (err != nil || string(c) != string(fast)) {
+		t.Fatalf("the encoding is not compact, valid JSON (%v):\n%s", err, fast)
 	}
 }
 

@@ -405,6 +405,11 @@ func (x *CallToolResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// CallToolResult.MarshalJSON writes json.Marshal's output, or outputs
+// AppendMarshaled found compact and valid spliced into it: compact, valid
+// JSON, which the JSON-RPC layer need not check twice.
+func init() { internaljson.MarshalsCompact(reflect.TypeFor[*CallToolResult]()) }
+
 // marshalSlowly makes CallToolResult.MarshalJSON leave everything to
 // encoding/json, for the tests that compare the two.
 var marshalSlowly bool

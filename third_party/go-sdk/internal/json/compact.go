@@ -7,6 +7,8 @@ package json
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"reflect"
+	"sync"
 
 	"github.com/segmentio/encoding/json"
 )
@@ -111,4 +113,22 @@ func AppendMarshaled(dst, src []byte) ([]byte, bool) {
 		return dst, false
 	}
 	return append(dst, src...), true
+}
+
+// compactMarshalers holds the types recorded by MarshalsCompact.
+var compactMarshalers sync.Map // reflect.Type -> struct{}
+
+// MarshalsCompact records that the MarshalJSON method of t's values, when
+// it succeeds, returns one compact, valid JSON value: what
+// [stdjson.Marshal] writes, say. AppendCompact would only copy such
+// output after checking it, and the JSON-RPC layer checks a result once
+// more when it writes the message, so a response's result need not be
+// checked when it is made (see [IsCompactMarshaler]).
+func MarshalsCompact(t reflect.Type) { compactMarshalers.Store(t, struct{}{}) }
+
+// IsCompactMarshaler reports whether v's type was recorded by
+// MarshalsCompact.
+func IsCompactMarshaler(v any) bool {
+	_, ok := compactMarshalers.Load(reflect.TypeOf(v))
+	return ok
 }

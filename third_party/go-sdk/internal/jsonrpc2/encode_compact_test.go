@@ -8,7 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
+
+	internaljson "github.com/modelcontextprotocol/go-sdk/internal/json"
 )
 
 // spaced is a Marshaler whose output is valid but not compact.
@@ -112,4 +115,27 @@ func oldEncodeMessage(msg Message) ([]byte, error) {
 		return nil, fmt.Errorf("marshaling jsonrpc message: %w", err)
 	}
 	return data, nil
+}
+
+// claimsCompact is a Marshaler recorded as writing compact JSON
+// (MarshalsCompact) whose output is not: it shows which layer checks.
+type claimsCompact struct{}
+
+func (*claimsCompact) MarshalJSON() ([]byte, error) { return []byte("[1, 2]"), nil }
+
+func init() { internaljson.MarshalsCompact(reflect.TypeFor[*claimsCompact]()) }
+
+// TestCompactMarshalerCheckedOnce: the result of a type recorded by
+// MarshalsCompact is taken as its MarshalJSON wrote it when the response
+// is made, and compacted when the message is encoded, as every raw field
+// is: on the wire it is what encoding/json writes.
+func TestCompactMarshalerCheckedOnce(t *testing.T) {
+	r, err := NewResponse(Int64ID(1), &claimsCompact{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Result) != "[1, 2]" {
+		t.Errorf("NewResponse's result = %q, want the Marshaler's output as it is", r.Result)
+	}
+	checkEncode(t, "recorded compact", r, &Response{ID: Int64ID(1), Result: json.RawMessage("[1,2]")})
 }

@@ -257,7 +257,9 @@ func marshalToRaw(obj any) (json.RawMessage, error) {
 	if m, ok := obj.(json.Marshaler); ok {
 		if v := reflect.ValueOf(obj); v.Kind() != reflect.Pointer || !v.IsNil() {
 			b, err := m.MarshalJSON()
-			if err == nil {
+			// A type whose output is compact and valid already
+			// (MarshalsCompact) is checked once, by EncodeMessage.
+			if err == nil && !internaljson.IsCompactMarshaler(obj) {
 				b, err = internaljson.AppendCompact(nil, b)
 			}
 			if err != nil {
