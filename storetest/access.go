@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"sync"
 	"time"
 
 	"github.com/baton-dev/baton"
@@ -691,26 +690,9 @@ func testProjectReadAcrossABatch(t *testing.T, open func(t *testing.T) baton.Sto
 		func(tx baton.Tx) error { return tx.SetProjectTools(e.ctx, "alpha", []string{"new"}) },
 		func(tx baton.Tx) error { return read(tx, "new") },
 	}
-	release, holding := make(chan struct{}), make(chan struct{})
-	held := sync.OnceFunc(func() { close(holding) }) // a store may run fn again
-	var wg sync.WaitGroup
-	errs := make([]error, len(calls)+1)
-	wg.Go(func() {
-		errs[0] = e.s.Update(e.ctx, func(tx baton.Tx) error {
-			held()
-			<-release
-			return nil
-		})
-	})
-	<-holding
-	for i, call := range calls {
-		wg.Go(func() { errs[i+1] = e.s.Update(e.ctx, call) })
-		time.Sleep(50 * time.Millisecond) // queued in this order
-	}
-	close(release)
-	wg.Wait()
+	errs := e.queuedBehindAWrite(calls...)
 	for i, err := range errs {
-		if i == 4 {
+		if i == 3 {
 			if !errors.Is(err, errRefused) {
 				t.Errorf("write %d: %v, want its own error", i, err)
 			}

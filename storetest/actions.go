@@ -260,18 +260,6 @@ func testActionJoinsASessionOpenedBefore(t *testing.T, open func(t *testing.T) b
 			ResultDigest: "out", At: at(min)}
 		return a, tx.AppendAction(e.ctx, a)
 	}
-	release, holding := make(chan struct{}), make(chan struct{})
-	held := sync.OnceFunc(func() { close(holding) }) // a store may run fn again
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	wg.Go(func() {
-		errs[0] = e.s.Update(e.ctx, func(tx baton.Tx) error {
-			held()
-			<-release
-			return nil
-		})
-	})
-	<-holding
 	session := &baton.AuditSession{TaskID: it.ID, AuditorID: "auditor", Reason: "check", Scope: "shallow",
 		StartedBy: "test", StartedAt: at(1)}
 	var joined *baton.Action
@@ -290,13 +278,7 @@ func testActionJoinsASessionOpenedBefore(t *testing.T, open func(t *testing.T) b
 			return err
 		},
 	}
-	for i, call := range calls {
-		wg.Go(func() { errs[i+1] = e.s.Update(e.ctx, call) })
-		time.Sleep(100 * time.Millisecond) // queued in this order
-	}
-	close(release)
-	wg.Wait()
-	for i, err := range errs {
+	for i, err := range e.queuedBehindAWrite(calls...) {
 		if err != nil {
 			t.Fatalf("write %d: %v", i, err)
 		}

@@ -173,6 +173,36 @@ var base = time.Date(2025, time.March, 14, 9, 26, 53, 0, time.UTC)
 // at is base plus min minutes.
 func at(min int) time.Time { return base.Add(time.Duration(min) * time.Minute) }
 
+// queuedBehindAWrite runs calls as writes queued in this order behind a
+// write that holds the writer until they all wait, so that a store with
+// group commit runs them as one batch, and returns each call's error.
+func (e *env) queuedBehindAWrite(calls ...func(tx baton.Tx) error) []error {
+	e.t.Helper()
+	release, holding := make(chan struct{}), make(chan struct{})
+	held := sync.OnceFunc(func() { close(holding) }) // a store may run fn again
+	var wg sync.WaitGroup
+	var first error
+	wg.Go(func() {
+		first = e.s.Update(e.ctx, func(tx baton.Tx) error {
+			held()
+			<-release
+			return nil
+		})
+	})
+	<-holding
+	errs := make([]error, len(calls))
+	for i, call := range calls {
+		wg.Go(func() { errs[i] = e.s.Update(e.ctx, call) })
+		time.Sleep(100 * time.Millisecond) // queued in this order
+	}
+	close(release)
+	wg.Wait()
+	if first != nil {
+		e.t.Fatalf("the write holding the writer: %v", first)
+	}
+	return errs
+}
+
 // env is one test's store with helpers that fail the test on error.
 type env struct {
 	t   *testing.T
