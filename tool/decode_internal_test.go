@@ -98,8 +98,8 @@ func FuzzDecodeMarshalled(f *testing.F) {
 func BenchmarkDecodeOutput(b *testing.B) {
 	type agent struct {
 		AgentID, Status, CurrentTask, SessionID, ConnectedAt, LastSeen string
-		Progress                                                        int
-		Connected                                                       bool
+		Progress                                                       int
+		Connected                                                      bool
 	}
 	var agents []agent
 	for i := range 64 {
