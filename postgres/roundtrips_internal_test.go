@@ -25,17 +25,10 @@ func TestActivityTrustsAnItemReadBefore(t *testing.T) {
 	var withRead, withoutRead int64
 	if err := s.Update(ctx, func(btx baton.Tx) error {
 		t := btx.(*tx)
-		scans := func() (int64, error) { return tableScans(ctx, t, "items") }
 		comment := func(id string) (int64, error) {
-			before, err := scans()
-			if err != nil {
-				return 0, err
-			}
-			if err := t.AddComment(ctx, &baton.Comment{ItemID: id, Body: "why", CreatedBy: "test", CreatedAt: time.Now()}); err != nil {
-				return 0, err
-			}
-			after, err := scans()
-			return after - before, err
+			return scansDuring(ctx, t, "items", func() error {
+				return t.AddComment(ctx, &baton.Comment{ItemID: id, Body: "why", CreatedBy: "test", CreatedAt: time.Now()})
+			})
 		}
 		var err error
 		if withoutRead, err = comment(unread.ID); err != nil {
@@ -87,18 +80,11 @@ func TestAppendTrustsTheBatchsChainHead(t *testing.T) {
 	var first, second int64
 	if err := s.Update(ctx, func(btx baton.Tx) error {
 		t := btx.(*tx)
-		scans := func() (int64, error) { return tableScans(ctx, t, "actions") }
 		appendOne := func() (int64, error) {
-			before, err := scans()
-			if err != nil {
-				return 0, err
-			}
-			if err := t.AppendAction(ctx, &baton.Action{Agent: "a", Source: "test", Tool: "t", InputDigest: "in",
-				ResultDigest: "out", At: time.Now()}); err != nil {
-				return 0, err
-			}
-			after, err := scans()
-			return after - before, err
+			return scansDuring(ctx, t, "actions", func() error {
+				return t.AppendAction(ctx, &baton.Action{Agent: "a", Source: "test", Tool: "t", InputDigest: "in",
+					ResultDigest: "out", At: time.Now()})
+			})
 		}
 		var err error
 		if first, err = appendOne(); err != nil {
@@ -143,15 +129,9 @@ func TestCommentTrustsAClaimReadBefore(t *testing.T) {
 		if err := t.UpdateItem(ctx, cur); err != nil {
 			return err
 		}
-		before, err := tableScans(ctx, t, "claims")
-		if err != nil {
-			return err
-		}
-		if err := t.AddComment(ctx, &baton.Comment{ItemID: it.ID, Body: "half way", CreatedBy: "agent-bob", CreatedAt: cur.UpdatedAt}); err != nil {
-			return err
-		}
-		after, err := tableScans(ctx, t, "claims")
-		scans = after - before
+		scans, err = scansDuring(ctx, t, "claims", func() error {
+			return t.AddComment(ctx, &baton.Comment{ItemID: it.ID, Body: "half way", CreatedBy: "agent-bob", CreatedAt: cur.UpdatedAt})
+		})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -174,15 +154,10 @@ func TestProjectIsReadOncePerBatch(t *testing.T) {
 	if err := s.Update(ctx, func(btx baton.Tx) error {
 		t := btx.(*tx)
 		lookup := func() (int64, error) {
-			before, err := tableScans(ctx, t, "projects")
-			if err != nil {
-				return 0, err
-			}
-			if _, err := t.Project(ctx, "alpha"); err != nil {
-				return 0, err
-			}
-			after, err := tableScans(ctx, t, "projects")
-			return after - before, err
+			return scansDuring(ctx, t, "projects", func() error {
+				_, err := t.Project(ctx, "alpha")
+				return err
+			})
 		}
 		var err error
 		if first, err = lookup(); err != nil {
@@ -196,6 +171,19 @@ func TestProjectIsReadOncePerBatch(t *testing.T) {
 	if first == 0 || second != 0 {
 		t.Errorf("the first lookup scanned projects %d times, the second %d; want the project read by the first only", first, second)
 	}
+}
+
+// scansDuring is how many times fn made the transaction scan table.
+func scansDuring(ctx context.Context, t *tx, table string, fn func() error) (int64, error) {
+	before, err := tableScans(ctx, t, table)
+	if err != nil {
+		return 0, err
+	}
+	if err := fn(); err != nil {
+		return 0, err
+	}
+	after, err := tableScans(ctx, t, table)
+	return after - before, err
 }
 
 // tableScans is how many times the transaction has scanned table so far
