@@ -46,46 +46,61 @@ func roster(ctx context.Context, c *tool.Call) ([]agentView, error) {
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]*agentView{}
+	// Instants stay times until the end: a roster of many sessions would
+	// otherwise format each one twice only to compare it.
+	type entry struct {
+		view                  agentView
+		seen, live            bool
+		lastSeen, connectedAt time.Time // to the millisecond, as written
+	}
+	byName := map[string]*entry{}
 	var names []string
-	get := func(name string) *agentView {
+	get := func(name string) *entry {
 		key := strings.ToLower(name)
-		if v, ok := byName[key]; ok {
-			return v
+		if e, ok := byName[key]; ok {
+			return e
 		}
-		v := &agentView{AgentID: name}
-		byName[key] = v
+		e := &entry{view: agentView{AgentID: name}}
+		byName[key] = e
 		names = append(names, key)
-		return v
+		return e
 	}
 	for _, s := range states {
-		v := get(s.Name)
+		e := get(s.Name)
+		v := &e.view
 		v.Status, v.CurrentTask, v.BeadID, v.Progress = s.Status, s.Task, s.BeadID, s.Progress
-		v.LastSeen = baton.Timestamp(s.LastSeen)
+		e.seen, e.lastSeen = true, s.LastSeen.Truncate(time.Millisecond)
 		v.Connected = !s.LastSeen.Before(since)
 	}
 	for _, s := range sessions {
 		if strings.EqualFold(s.Agent, baton.User) || s.Agent == "" {
 			continue
 		}
-		v := get(s.Agent)
-		if v.LastSeen == "" || baton.Timestamp(s.LastSeen) > v.LastSeen {
-			v.LastSeen = baton.Timestamp(s.LastSeen)
+		e := get(s.Agent)
+		if at := s.LastSeen.Truncate(time.Millisecond); !e.seen || at.After(e.lastSeen) {
+			e.seen, e.lastSeen = true, at
 		}
 		if !s.Closed && !s.LastSeen.Before(since) {
-			v.Connected, v.SessionID, v.ConnectedAt = true, s.ID, baton.Timestamp(s.ConnectedAt)
+			e.view.Connected, e.view.SessionID, e.live, e.connectedAt = true, s.ID, true, s.ConnectedAt
 		}
 	}
 	slices.Sort(names)
 	out := make([]agentView, 0, len(names))
 	for _, n := range names {
-		v := byName[n]
+		e := byName[n]
+		v := e.view
+		if e.seen {
+			v.LastSeen = baton.Timestamp(e.lastSeen)
+		}
+		if e.live {
+			v.ConnectedAt = baton.Timestamp(e.connectedAt)
+		}
 		if !v.Connected {
 			v.Status = "offline"
 		} else if v.Status == "" {
 			v.Status = "idle"
 		}
-		out = append(out, *v)
+		out = append(out, v)
 	}
 	return out, nil
 }
